@@ -1,0 +1,87 @@
+package driver_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/gocurator/curator/driver"
+)
+
+func TestStandardFixForSorting(t *testing.T) {
+	for _, tt := range []struct{ name, lock, want string }{
+		{"_c_0f1e-lock-0000000007", "lock-", "0000000007"},
+		{"lock-0000000001", "lock-", "0000000001"},
+		{"lock-lock-0000000003", "lock-", "0000000003"}, // the last occurrence
+		{"other-0000000002", "lock-", "other-0000000002"},
+		{"x__READ__0000000004", "__READ__", "0000000004"},
+	} {
+		if got := driver.StandardFixForSorting(tt.name, tt.lock); got != tt.want {
+			t.Errorf("StandardFixForSorting(%q, %q) = %q, want %q", tt.name, tt.lock, got, tt.want)
+		}
+	}
+}
+
+// Curator's order: by sequence whatever the protected prefix, and a node
+// without the lock name sorts on its whole name, after every lock node.
+func TestSortChildrenMatchesCurator(t *testing.T) {
+	children := []string{
+		"_c_bbb-lock-0000000003",
+		"foreign-0000000000",
+		"_c_aaa-lock-0000000010",
+		"_c_ccc-lock-0000000001",
+	}
+	got := driver.SortChildren(children, "lock-", driver.StandardFixForSorting)
+	want := []string{"_c_ccc-lock-0000000001", "_c_bbb-lock-0000000003", "_c_aaa-lock-0000000010", "foreign-0000000000"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sorted %v, want %v", got, want)
+	}
+}
+
+func TestSortChildrenIsStable(t *testing.T) {
+	children := []string{"b-x", "a-x", "c-x"} // no lock name: whole names compared
+	got := driver.SortChildren(children, "zzz", func(string, string) string { return "same" })
+	if !slices.Equal(got, []string{"b-x", "a-x", "c-x"}) {
+		t.Fatalf("equal keys reordered: %v", got)
+	}
+}
+
+func TestStandardGetsTheLock(t *testing.T) {
+	children := []string{"n-1", "n-2", "n-3", "n-4"}
+	d := driver.Standard{}
+	for _, tt := range []struct {
+		our       string
+		maxLeases int
+		want      driver.Result
+	}{
+		{"n-1", 1, driver.Result{Held: true}},
+		{"n-2", 1, driver.Result{Watch: "n-1"}},
+		{"n-4", 1, driver.Result{Watch: "n-3"}},
+		{"n-3", 3, driver.Result{Held: true}},
+		{"n-4", 3, driver.Result{Watch: "n-1"}},
+	} {
+		got, err := d.GetsTheLock(children, tt.our, tt.maxLeases)
+		if err != nil || got != tt.want {
+			t.Errorf("GetsTheLock(%s, %d) = %+v, %v; want %+v", tt.our, tt.maxLeases, got, err, tt.want)
+		}
+	}
+	if _, err := d.GetsTheLock(children, "gone", 1); !errors.Is(err, driver.ErrNodeMissing) {
+		t.Errorf("missing node: %v, want ErrNodeMissing", err)
+	}
+	if _, err := d.GetsTheLock(children, "n-1", 0); err == nil {
+		t.Error("maxLeases 0 accepted")
+	}
+}
+
+func BenchmarkSortChildren1000(b *testing.B) {
+	base := make([]string, 1000)
+	for i := range base {
+		base[i] = "_c_0f1e2d3c-4b5a-4968-8776-655443322110-lock-" + string(rune('0'+i%10)) + "00000000" + string(rune('0'+(i*7)%10))
+	}
+	children := make([]string, len(base))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(children, base)
+		driver.SortChildren(children, "lock-", driver.StandardFixForSorting)
+	}
+}

@@ -1,0 +1,362 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/zkwire"
+	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/retry"
+)
+
+// Client is a ZooKeeper client with Curator's retry loop, connection-state
+// machine and node helpers. Create one with New, call Start, and Close it when
+// done. A Client is safe for concurrent use.
+type Client struct {
+	cfg       config
+	servers   []string
+	log       *slog.Logger
+	listeners *listener.Container[listener.ConnectionState]
+	sm        *stateMachine
+
+	mu       sync.Mutex
+	started  bool
+	closed   bool
+	conn     *zk.Conn
+	events   <-chan zk.Event
+	netConns map[net.Conn]struct{}
+
+	authDone chan struct{} // closed once the auth info is on the session
+	closing  chan struct{} // closed by Close
+	janitor  *janitor
+	wg       sync.WaitGroup // goroutines of abandoned calls and of the auth step
+}
+
+// New returns an unstarted Client for connectString, a comma-separated list of
+// host:port pairs. go-zookeeper has no chroot suffix; use WithNamespace.
+func New(connectString string, opts ...Option) (*Client, error) {
+	var servers []string
+	for _, s := range strings.Split(connectString, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			servers = append(servers, s)
+		}
+	}
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("%w: empty connect string", ErrInvalidArg)
+	}
+	for _, s := range servers {
+		if strings.Contains(s, "/") {
+			return nil, fmt.Errorf("%w: connect string %q: chroot is not supported, use WithNamespace", ErrInvalidArg, connectString)
+		}
+	}
+	cfg := config{
+		sessionTimeout:    DefaultSessionTimeout,
+		connectionTimeout: DefaultConnectionTimeout,
+		retryPolicy:       retry.ExponentialBackoffRetry(100*time.Millisecond, 3),
+		aclProvider:       OpenACLProvider{},
+		errorPolicy:       listener.StandardErrorPolicy{},
+	}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.defaultData == nil {
+		cfg.defaultData = localAddress()
+	}
+	log := cfg.logger
+	if log == nil {
+		log = slog.New(discardHandler{})
+	}
+	c := &Client{
+		cfg:       cfg,
+		servers:   servers,
+		log:       log,
+		listeners: listener.NewContainer(listener.DefaultLimit, listener.FoldFlaps),
+		netConns:  make(map[net.Conn]struct{}),
+		authDone:  make(chan struct{}),
+		closing:   make(chan struct{}),
+	}
+	c.sm = newStateMachine(cfg.sessionTimeout, c.listeners.Post)
+	return c, nil
+}
+
+// Start connects in the background; use BlockUntilConnected to wait.
+// Starting twice, or after Close, is an error. A New client holds a
+// listener goroutine already: Close it even if it is never started.
+func (c *Client) Start() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	if c.started {
+		return fmt.Errorf("%w: client already started", ErrInvalidArg)
+	}
+	conn, events, err := zk.Connect(c.servers, c.cfg.sessionTimeout,
+		zk.WithDialer(c.dial),
+		zk.WithEventCallback(c.onEvent),
+		zk.WithLogger(zkLogger{c.log}),
+		zk.WithLogInfo(false),
+	)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidArg, err)
+	}
+	c.conn, c.events, c.started = conn, events, true
+	c.janitor = startJanitor(c)
+	c.wg.Add(1)
+	go c.authenticate(conn)
+	return nil
+}
+
+// authenticate queues the auth info before any operation may run; go-zookeeper
+// sends it again on every reconnect once it has succeeded.
+func (c *Client) authenticate(conn *zk.Conn) {
+	defer c.wg.Done()
+	defer close(c.authDone)
+	for _, a := range c.cfg.auth {
+		for {
+			err := conn.AddAuth(a.scheme, a.auth)
+			if err == nil {
+				break
+			}
+			c.log.Warn("adding auth info failed", "scheme", a.scheme, "err", err)
+			if !retry.IsRetryable(err) {
+				return
+			}
+			select {
+			case <-c.closing:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// Close closes the session (its ephemeral nodes go at once), stops every
+// goroutine the client started and waits for them. Pending guaranteed deletes
+// are abandoned. Close is idempotent.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	close(c.closing)
+	started := c.started
+	c.mu.Unlock()
+	c.sm.close()
+	if !started {
+		c.listeners.Close()
+		return nil
+	}
+	c.janitor.stop()
+	c.conn.Close()
+	c.mu.Lock()
+	conns := make([]net.Conn, 0, len(c.netConns))
+	for nc := range c.netConns {
+		conns = append(conns, nc)
+	}
+	c.mu.Unlock()
+	for _, nc := range conns {
+		nc.Close() // unblocks a handshake stuck on a silent server
+	}
+	for range c.events {
+	}
+	c.wg.Wait()
+	c.listeners.Close()
+	return nil
+}
+
+// State returns the current connection state; 0 before the first session.
+func (c *Client) State() listener.ConnectionState {
+	s, _ := c.sm.current()
+	return s
+}
+
+// SessionID returns the id of the current session, 0 without one.
+func (c *Client) SessionID() int64 {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	if conn == nil {
+		return 0
+	}
+	return conn.SessionID()
+}
+
+// CurrentServer returns the address of the server the client is connected or
+// connecting to, "" before Start.
+func (c *Client) CurrentServer() string {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	if conn == nil {
+		return ""
+	}
+	return conn.Server()
+}
+
+// SessionTimeout returns the session timeout the server granted, or the
+// requested one before the first session.
+func (c *Client) SessionTimeout() time.Duration {
+	return c.sm.sessionTimeout()
+}
+
+// ErrorPolicy returns the error policy recipes of this client follow.
+func (c *Client) ErrorPolicy() listener.ErrorPolicy { return c.cfg.errorPolicy }
+
+// Logger returns the client's logger (it discards everything unless
+// WithLogger was given), for recipes built on the client.
+func (c *Client) Logger() *slog.Logger { return c.log }
+
+// AddConnectionStateListener registers fn for every later state change and
+// returns a function that removes it. Calls are made in order from one
+// goroutine; fn must not call Close. Add listeners before Start to see the
+// first Connected.
+func (c *Client) AddConnectionStateListener(fn func(listener.ConnectionState)) (remove func(), err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	return c.listeners.Add(fn), nil
+}
+
+// StateChanged returns the current state and a channel closed at the next
+// state change: a way to wait on the connection in a select.
+func (c *Client) StateChanged() (listener.ConnectionState, <-chan struct{}) {
+	return c.sm.current()
+}
+
+// BlockUntilConnected waits until the client is connected, ctx is done or the
+// client is closed.
+func (c *Client) BlockUntilConnected(ctx context.Context) error {
+	_, err := c.connected(ctx, 0)
+	return err
+}
+
+// errNotConnected is what an attempt gets when no connection came within the
+// connection timeout; it wraps zk.ErrNoServer, so the retry loop retries it.
+var errNotConnected = fmt.Errorf("%w: %w (not connected within the connection timeout)", ErrConnectionLoss, zk.ErrNoServer)
+
+// connected waits for a usable connection and returns it. A zero timeout
+// waits as long as ctx allows.
+func (c *Client) connected(ctx context.Context, timeout time.Duration) (*zk.Conn, error) {
+	c.mu.Lock()
+	conn, started, closed := c.conn, c.started, c.closed
+	c.mu.Unlock()
+	switch {
+	case closed:
+		return nil, ErrClosed
+	case !started:
+		return nil, ErrNotStarted
+	}
+	var expire <-chan time.Time
+	for {
+		state, changed := c.sm.current()
+		if state.IsConnected() {
+			select {
+			case <-c.authDone:
+				return conn, nil
+			default:
+			}
+			changed = c.authDone
+		}
+		if expire == nil && timeout > 0 {
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			expire = t.C
+		}
+		select {
+		case <-changed:
+		case <-expire:
+			return nil, errNotConnected
+		case <-c.closing:
+			return nil, ErrClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// onEvent is go-zookeeper's event callback: it must never block.
+func (c *Client) onEvent(ev zk.Event) {
+	if ev.Type != zk.EventSession {
+		return
+	}
+	c.log.Debug("zookeeper session event", "state", ev.State.String(), "server", ev.Server)
+	c.sm.onEvent(ev.State)
+}
+
+// dial connects to a server through the configured dialer, remembers the
+// connection so Close can cut it, and reads the handshake's session id and
+// negotiated timeout on the way through.
+func (c *Client) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	d := c.cfg.dialer
+	if d == nil {
+		d = net.DialTimeout
+	}
+	nc, err := d(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		nc.Close()
+		return nil, ErrClosed
+	}
+	tc := &trackedConn{Conn: nc, c: c}
+	c.netConns[tc] = struct{}{}
+	c.mu.Unlock()
+	return zkwire.SniffConn(tc, func(r zkwire.ConnectResponse) {
+		c.sm.onHandshake(r.SessionID, r.Timeout)
+	}), nil
+}
+
+// trackedConn forgets itself when closed.
+type trackedConn struct {
+	net.Conn
+	c *Client
+}
+
+func (t *trackedConn) Close() error {
+	t.c.mu.Lock()
+	delete(t.c.netConns, t)
+	t.c.mu.Unlock()
+	return t.Conn.Close()
+}
+
+// isClosed reports whether Close was called.
+func (c *Client) isClosed() bool {
+	select {
+	case <-c.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// closedErr turns the errors a closing connection produces into ErrClosed.
+func (c *Client) closedErr(err error) error {
+	if err != nil && c.isClosed() && !errors.Is(err, ErrClosed) {
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return err
+}

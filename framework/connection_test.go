@@ -1,0 +1,201 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/recipestest"
+)
+
+const (
+	C = listener.Connected
+	S = listener.Suspended
+	R = listener.Reconnected
+	L = listener.Lost
+)
+
+// A server restart within the session timeout: Suspended, then Reconnected
+// on the same session, and the session's ephemeral node is still there.
+func TestServerRestartSuspendsAndReconnectsSameSession(t *testing.T) {
+	srv, err := recipestest.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, log := startClient(t, srv.ConnectString(), framework.WithSessionTimeout(8*time.Second))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/eph", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	session := c.SessionID()
+
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	log.expect(t, C, S)
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	log.expect(t, C, S, R)
+	if got := c.SessionID(); got != session {
+		t.Fatalf("session changed from %x to %x", session, got)
+	}
+	if ok, _, err := c.Exists(ctx, "/eph"); err != nil || !ok {
+		t.Fatalf("ephemeral node after restart: exists=%v err=%v", ok, err)
+	}
+}
+
+// The server expires the session: Lost, then Reconnected on a new session,
+// and the old session's ephemeral node is gone.
+func TestServerSideExpiryIsLostThenReconnected(t *testing.T) {
+	killer := recipestest.NewSessionKiller()
+	c, log := startClient(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)),
+		framework.WithDialer(killer.Dialer(nil)))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/eph", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	old := c.SessionID()
+	if err := killer.Kill(ctx); err != nil {
+		t.Fatal(err)
+	}
+	log.waitLast(t, R)
+	// The connection drops (Suspended), the server then says the session
+	// expired (Lost), and a new session follows (Reconnected).
+	if got := log.snapshot(); !slices.Equal(got, []listener.ConnectionState{C, S, L, R}) {
+		t.Fatalf("states %v, want [C S L R]", got)
+	}
+	if c.SessionID() == old {
+		t.Fatal("session id unchanged after expiry")
+	}
+	if ok, _, err := c.Exists(ctx, "/eph"); err != nil || ok {
+		t.Fatalf("old session's ephemeral: exists=%v err=%v", ok, err)
+	}
+}
+
+// Cut off by a proxy that forwards nothing: the server never says the session
+// expired, yet the client reports Lost once Suspended has lasted the
+// negotiated session timeout (Curator's rule).
+func TestSuspendedForSessionTimeoutIsLost(t *testing.T) {
+	proxy, err := recipestest.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	c, log := startClient(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
+	proxy.Blackhole(true)
+	log.expect(t, C, S, L)
+	if got := c.SessionTimeout(); got != 2*time.Second {
+		t.Fatalf("negotiated timeout %v, want 2s", got)
+	}
+	proxy.Blackhole(false)
+	proxy.DropAll()
+	log.expect(t, C, S, L, R)
+}
+
+func TestBlockUntilConnectedHonoursContext(t *testing.T) {
+	c, err := framework.New("127.0.0.1:1") // nothing listens there
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.BlockUntilConnected(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("BlockUntilConnected = %v, want context.Canceled", err)
+	}
+}
+
+// A call blocked on a silent server returns as soon as its context is
+// cancelled.
+func TestCancelFreesBlockedCall(t *testing.T) {
+	proxy, err := recipestest.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
+	proxy.Blackhole(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, _, err := c.Get(ctx, "/x")
+		errc <- err
+	}()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Get = %v, want context.Canceled", err)
+	}
+	proxy.Blackhole(false)
+}
+
+// With a 3-node ensemble, losing one member moves the client to another
+// without Lost; losing quorum gives Suspended and then Lost.
+func TestEnsembleMemberLossAndQuorumLoss(t *testing.T) {
+	ens, err := recipestest.StartEnsemble(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ens.Close()
+	c, log := startClient(t, ens.ConnectString(), framework.WithSessionTimeout(4*time.Second))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/before", nil); err != nil {
+		t.Fatal(err)
+	}
+	connected := memberOf(t, ens, c)
+	if err := ens.Kill(connected); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(ctx, "/after-one", nil); err != nil {
+		t.Fatalf("create after losing one member: %v", err)
+	}
+	for _, s := range log.snapshot() {
+		if s == L {
+			t.Fatalf("Lost after losing one of three members: %v", log.snapshot())
+		}
+	}
+	// Kill a second member: no quorum is left.
+	for i := range 3 {
+		if i != connected {
+			if err := ens.Kill(i); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	log.waitLast(t, L)
+	got := log.snapshot()
+	if got[len(got)-2] != S {
+		t.Fatalf("states %v, want Suspended then Lost", got)
+	}
+}
+
+// memberOf returns the index of the ensemble member c is connected to.
+func memberOf(t *testing.T, ens *recipestest.Ensemble, c *framework.Client) int {
+	t.Helper()
+	cur := c.CurrentServer()
+	for i := range 3 {
+		if ens.Member(i) == cur {
+			return i
+		}
+	}
+	t.Fatalf("connected to %q, not an ensemble member", cur)
+	return -1
+}
+
+func contains(states []listener.ConnectionState, s listener.ConnectionState) bool {
+	for _, x := range states {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,223 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// CreateMode is a node's kind, with go-zookeeper's flag values.
+type CreateMode int32
+
+// The create modes.
+const (
+	Persistent                  CreateMode = zk.FlagPersistent
+	Ephemeral                   CreateMode = zk.FlagEphemeral
+	PersistentSequential        CreateMode = zk.FlagSequence
+	EphemeralSequential         CreateMode = zk.FlagEphemeralSequential
+	Container                   CreateMode = zk.FlagContainer
+	PersistentWithTTL           CreateMode = zk.FlagTTL
+	PersistentSequentialWithTTL CreateMode = zk.FlagPersistentSequentialWithTTL
+)
+
+// IsEphemeral reports whether nodes of this mode die with their session.
+func (m CreateMode) IsEphemeral() bool { return m == Ephemeral || m == EphemeralSequential }
+
+// IsSequential reports whether the server appends a sequence number.
+func (m CreateMode) IsSequential() bool {
+	return m == PersistentSequential || m == EphemeralSequential || m == PersistentSequentialWithTTL
+}
+
+func (m CreateMode) isTTL() bool { return m == PersistentWithTTL || m == PersistentSequentialWithTTL }
+
+func (m CreateMode) valid() bool { return m >= Persistent && m <= PersistentSequentialWithTTL }
+
+// CreateOption configures Create.
+type CreateOption func(*createOpts)
+
+type createOpts struct {
+	mode      CreateMode
+	acl       []zk.ACL
+	ttl       time.Duration
+	protected bool
+	parents   parentMode
+}
+
+type parentMode int
+
+const (
+	noParents parentMode = iota
+	persistentParents
+	containerParents
+)
+
+// WithMode sets the node's mode; the default is Persistent.
+func WithMode(m CreateMode) CreateOption { return func(o *createOpts) { o.mode = m } }
+
+// WithACL sets the node's ACL instead of the client's ACLProvider's.
+func WithACL(acl []zk.ACL) CreateOption { return func(o *createOpts) { o.acl = acl } }
+
+// WithTTL sets the time to live of a PersistentWithTTL or
+// PersistentSequentialWithTTL node (the server must enable TTL nodes).
+func WithTTL(d time.Duration) CreateOption { return func(o *createOpts) { o.ttl = d } }
+
+// WithProtection names the node _c_<uuid>-<name>, as Curator's withProtection
+// does, so that after a lost reply the client finds the node it created
+// instead of creating a second one. If the create fails for good, the client
+// finds and deletes its node in the background.
+func WithProtection() CreateOption { return func(o *createOpts) { o.protected = true } }
+
+// WithParents creates missing parents as persistent nodes
+// (creatingParentsIfNeeded).
+func WithParents() CreateOption { return func(o *createOpts) { o.parents = persistentParents } }
+
+// WithContainerParents creates missing parents as container nodes, which the
+// server deletes once their last child is gone
+// (creatingParentContainersIfNeeded).
+func WithContainerParents() CreateOption { return func(o *createOpts) { o.parents = containerParents } }
+
+// Create creates a node and returns its path (with the sequence number, for
+// sequential modes). nil data means the client's default data; use []byte{}
+// for an empty node. If ctx ends before the server answers and the create
+// turns out to have succeeded, the node is deleted in the background, so that
+// nothing is left behind.
+func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...CreateOption) (string, error) {
+	var o createOpts
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := ValidatePath(path, o.mode.IsSequential()); err != nil {
+		return "", opErr("create", path, err)
+	}
+	switch {
+	case !o.mode.valid():
+		return "", opErr("create", path, fmt.Errorf("%w: create mode %d", ErrInvalidArg, o.mode))
+	case o.mode.isTTL() && o.ttl <= 0:
+		return "", opErr("create", path, fmt.Errorf("%w: TTL mode needs a positive TTL", ErrInvalidArg))
+	case !o.mode.isTTL() && o.ttl != 0:
+		return "", opErr("create", path, fmt.Errorf("%w: TTL given for mode without TTL", ErrInvalidArg))
+	case path == "/":
+		return "", opErr("create", path, fmt.Errorf("%w: cannot create the root", ErrInvalidPath))
+	}
+	if data == nil {
+		data = c.cfg.defaultData
+	}
+	acl := o.acl
+	if len(acl) == 0 {
+		acl = aclFor(c.cfg.aclProvider, path)
+	}
+	full := c.cfg.namespace.fix(path)
+	var id string
+	if o.protected {
+		id = newProtectedID()
+		full = ProtectedPath(full, id)
+	}
+	parent, _ := SplitPath(full)
+
+	var created string
+	attempts := 0
+	err := c.do(ctx, "create", path, func(ctx context.Context, conn *zk.Conn) error {
+		attempts++
+		if o.protected && attempts > 1 {
+			found, err := c.findProtected(ctx, conn, parent, id, o.mode)
+			if err != nil || found != "" {
+				created = found
+				return err
+			}
+		}
+		p, err := c.createNode(ctx, conn, full, data, acl, o)
+		created = p
+		return err
+	})
+	if err != nil {
+		if o.protected && attempts > 0 && !errors.Is(err, ErrNodeExists) && !errors.Is(err, ErrNoNode) &&
+			!errors.Is(err, ErrNoAuth) && !errors.Is(err, ErrClosed) {
+			c.janitor.add("delete protected node of a failed create", full, func(ctx context.Context) error {
+				return c.deleteProtected(ctx, parent, id)
+			})
+		}
+		return "", err
+	}
+	return c.cfg.namespace.unfix(created), nil
+}
+
+// createNode makes one create request, creating missing parents (and the
+// namespace root) first if they turn out to be missing.
+func (c *Client) createNode(ctx context.Context, conn *zk.Conn, full string, data []byte, acl []zk.ACL, o createOpts) (string, error) {
+	p, err := c.createRaw(ctx, conn, full, data, acl, o)
+	if !errors.Is(err, zk.ErrNoNode) {
+		return p, err
+	}
+	parent, _ := SplitPath(full)
+	switch {
+	case o.parents != noParents:
+		err = c.mkdirs(ctx, conn, parent, o.parents)
+	case parent == c.cfg.namespace.root() && parent != "/":
+		err = c.mkdirs(ctx, conn, parent, containerParents)
+	default:
+		return p, err
+	}
+	if err != nil {
+		return "", err
+	}
+	return c.createRaw(ctx, conn, full, data, acl, o)
+}
+
+// createRaw is one create request. If the caller gives up before the answer
+// and the node was created after all, it is deleted in the background.
+func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data []byte, acl []zk.ACL, o createOpts) (string, error) {
+	var p string
+	err := c.call(ctx, func() error {
+		var err error
+		switch {
+		case o.mode == Container:
+			p, err = conn.CreateContainer(full, data, int32(o.mode), acl)
+		case o.mode.isTTL():
+			p, err = conn.CreateTTL(full, data, int32(o.mode), acl, o.ttl)
+		default:
+			p, err = conn.Create(full, data, int32(o.mode), acl)
+		}
+		return err
+	}, func(err error) {
+		if err == nil {
+			created := p
+			c.janitor.add("delete node of an abandoned create", created, func(ctx context.Context) error {
+				return c.deleteRaw(ctx, created, 0)
+			})
+		}
+	})
+	if err != nil {
+		return "", err // p may still be written by an abandoned call
+	}
+	return p, nil
+}
+
+// mkdirs creates full and its missing ancestors, top down.
+func (c *Client) mkdirs(ctx context.Context, conn *zk.Conn, full string, mode parentMode) error {
+	if full == "/" {
+		return nil
+	}
+	for i := 1; i <= len(full); i++ {
+		if i < len(full) && full[i] != '/' {
+			continue
+		}
+		dir := full[:i]
+		acl := aclFor(c.cfg.aclProvider, c.cfg.namespace.unfix(dir))
+		err := c.call(ctx, func() error {
+			var err error
+			if mode == containerParents {
+				_, err = conn.CreateContainer(dir, []byte{}, zk.FlagContainer, acl)
+			} else {
+				_, err = conn.Create(dir, []byte{}, zk.FlagPersistent, acl)
+			}
+			return err
+		}, nil)
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package framework_test
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
+	"github.com/gocurator/curator/recipestest"
+)
+
+func TestCreateModes(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/p", []byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	data, stat, err := c.Get(ctx, "/p")
+	if err != nil || string(data) != "data" || stat.EphemeralOwner != 0 {
+		t.Fatalf("persistent: data=%q stat=%+v err=%v", data, stat, err)
+	}
+
+	if _, err := c.Create(ctx, "/e", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	_, stat, _ = c.Get(ctx, "/e")
+	if stat.EphemeralOwner != c.SessionID() {
+		t.Fatalf("ephemeral owner %x, want session %x", stat.EphemeralOwner, c.SessionID())
+	}
+
+	p1, err := c.Create(ctx, "/seq-", nil, framework.WithMode(framework.PersistentSequential))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := c.Create(ctx, "/seq-", nil, framework.WithMode(framework.EphemeralSequential))
+	if !regexp.MustCompile(`^/seq-\d{10}$`).MatchString(p1) || p2 <= p1 {
+		t.Fatalf("sequential paths %q, %q", p1, p2)
+	}
+
+	if _, err := c.Create(ctx, "/ttl", nil, framework.WithMode(framework.PersistentWithTTL), framework.WithTTL(time.Minute)); err != nil {
+		t.Fatalf("TTL node: %v", err)
+	}
+	if _, err := c.Create(ctx, "/ttl2", nil, framework.WithMode(framework.PersistentWithTTL)); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Fatalf("TTL mode without TTL: %v, want ErrInvalidArg", err)
+	}
+
+	if _, err := c.Create(ctx, "/p", nil); !errors.Is(err, framework.ErrNodeExists) || !errors.Is(err, zk.ErrNodeExists) {
+		t.Fatalf("second create: %v, want ErrNodeExists wrapping zk.ErrNodeExists", err)
+	}
+	if _, err := c.Create(ctx, "/missing/child", nil); !errors.Is(err, framework.ErrNoNode) {
+		t.Fatalf("create under a missing parent: %v, want ErrNoNode", err)
+	}
+}
+
+func TestCreateDefaultDataIsLocalAddress(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	c.Create(ctx, "/d", nil)
+	data, _, _ := c.Get(ctx, "/d")
+	if !regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`).Match(data) {
+		t.Fatalf("default data %q, want an IPv4 address", data)
+	}
+	c.Create(ctx, "/empty", []byte{})
+	if data, _, _ := c.Get(ctx, "/empty"); len(data) != 0 {
+		t.Fatalf("explicit empty data stored as %q", data)
+	}
+	c2 := newClient(t, framework.WithDefaultData([]byte("mine")))
+	c2.Create(ctx, "/d", nil)
+	if data, _, _ := c2.Get(ctx, "/d"); string(data) != "mine" {
+		t.Fatalf("WithDefaultData: %q", data)
+	}
+}
+
+func TestCreateParents(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/a/b/c", nil, framework.WithContainerParents()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(ctx, "/x/y/z", nil, framework.WithParents()); err != nil {
+		t.Fatal(err)
+	}
+	// Container parents disappear once the last child is gone; persistent
+	// parents stay.
+	if err := c.Delete(ctx, "/a/b/c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, "/x/y/z"); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, c, "/a/b")
+	waitGone(t, c, "/a")
+	if ok, _, _ := c.Exists(ctx, "/x/y"); !ok {
+		t.Fatal("persistent parent /x/y was removed")
+	}
+}
+
+// waitGone polls until the server has removed path (the container reaper
+// runs on its own schedule, so there is no event to wait on).
+func waitGone(t *testing.T, c *framework.Client, path string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ok, _, err := c.Exists(ctxT(t), path)
+		if err == nil && !ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s still exists", path)
+}
+
+var protectedName = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`)
+
+func TestProtectedCreateNamesLikeCurator(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	p, err := c.Create(ctx, "/locks/lock-", nil, framework.WithProtection(), framework.WithContainerParents(),
+		framework.WithMode(framework.EphemeralSequential))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, name := framework.SplitPath(p)
+	if parent != "/locks" || !protectedName.MatchString(name) {
+		t.Fatalf("protected path %q", p)
+	}
+	if got := framework.StripProtectedPrefix(name); !regexp.MustCompile(`^lock-\d{10}$`).MatchString(got) {
+		t.Fatalf("StripProtectedPrefix(%q) = %q", name, got)
+	}
+}
+
+// The create reaches the server but its reply is lost with the connection:
+// the retry finds the node it made instead of making a second one.
+func TestProtectedCreateWithLostReplyLeavesOneNode(t *testing.T) {
+	proxy, err := recipestest.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/q", nil); err != nil {
+		t.Fatal(err)
+	}
+	proxy.DropAfter(zkwire.OpCreate)
+	p, err := c.Create(ctx, "/q/n-", nil, framework.WithProtection(), framework.WithMode(framework.EphemeralSequential))
+	if err != nil {
+		t.Fatalf("protected create across a lost reply: %v", err)
+	}
+	children, _, err := c.Children(ctx, "/q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, name := framework.SplitPath(p)
+	if !slices.Equal(children, []string{name}) {
+		t.Fatalf("children %v, want exactly [%s]", children, name)
+	}
+}
+
+// Without protection the same lost reply makes the retry create a second
+// node: the reason protection exists.
+func TestUnprotectedCreateWithLostReplyDuplicates(t *testing.T) {
+	proxy, err := recipestest.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
+	ctx := ctxT(t)
+	c.Create(ctx, "/q", nil)
+	proxy.DropAfter(zkwire.OpCreate)
+	if _, err := c.Create(ctx, "/q/n-", nil, framework.WithMode(framework.EphemeralSequential)); err != nil {
+		t.Fatal(err)
+	}
+	if children, _, _ := c.Children(ctx, "/q"); len(children) != 2 {
+		t.Fatalf("children %v, want 2 (the lost reply's node and the retry's)", children)
+	}
+}

@@ -1,0 +1,306 @@
+package framework_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"net"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/retry"
+)
+
+func TestDeleteVersionAndChildren(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	c.Create(ctx, "/n", []byte("v0"))
+	stat, err := c.Set(ctx, "/n", []byte("v1"), 0)
+	if err != nil || stat.Version != 1 {
+		t.Fatalf("Set: stat=%+v err=%v", stat, err)
+	}
+	if _, err := c.Set(ctx, "/n", []byte("v2"), 0); !errors.Is(err, framework.ErrBadVersion) {
+		t.Fatalf("Set with a stale version: %v, want ErrBadVersion", err)
+	}
+	if err := c.Delete(ctx, "/n", framework.WithVersion(0)); !errors.Is(err, framework.ErrBadVersion) {
+		t.Fatalf("Delete with a stale version: %v, want ErrBadVersion", err)
+	}
+	if err := c.Delete(ctx, "/n", framework.WithVersion(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, "/n"); !errors.Is(err, framework.ErrNoNode) {
+		t.Fatalf("Delete of a missing node: %v, want ErrNoNode", err)
+	}
+	if err := c.Delete(ctx, "/n", framework.Quietly()); err != nil {
+		t.Fatalf("quiet Delete of a missing node: %v", err)
+	}
+
+	c.Create(ctx, "/t/a/b", nil, framework.WithParents())
+	c.Create(ctx, "/t/c", nil)
+	if err := c.Delete(ctx, "/t"); !errors.Is(err, framework.ErrNotEmpty) {
+		t.Fatalf("Delete of a parent: %v, want ErrNotEmpty", err)
+	}
+	if err := c.Delete(ctx, "/t", framework.WithChildren()); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, _ := c.Exists(ctx, "/t"); ok {
+		t.Fatal("/t survived a recursive delete")
+	}
+}
+
+// A guaranteed delete that fails because the server cannot be reached is
+// finished in the background once it can.
+func TestGuaranteedDeleteSurvivesDroppedConnection(t *testing.T) {
+	proxy, err := recipestest.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithRetryPolicy(retry.RetryNTimes(0, 0)),
+		framework.WithConnectionTimeout(500*time.Millisecond), framework.WithSessionTimeout(10*time.Second))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/g", nil); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Blackhole(true)
+	proxy.DropAll()
+	if err := c.Delete(ctx, "/g", framework.Guaranteed()); !errors.Is(err, framework.ErrConnectionLoss) {
+		t.Fatalf("Delete while cut off: %v, want ErrConnectionLoss", err)
+	}
+	proxy.Blackhole(false)
+	// The background delete runs once the client is back.
+	waitGone(t, c, "/g")
+}
+
+func TestWatchesFireOnce(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	ok, _, w, err := c.ExistsW(ctx, "/w")
+	if err != nil || ok {
+		t.Fatalf("ExistsW: ok=%v err=%v", ok, err)
+	}
+	c.Create(ctx, "/w", nil)
+	ev, err := w.Wait(ctx)
+	if err != nil || ev.Type != zk.EventNodeCreated || ev.Path != "/w" {
+		t.Fatalf("exists watch: %+v %v", ev, err)
+	}
+
+	_, _, dw, _ := c.GetW(ctx, "/w")
+	_, _, cw, _ := c.ChildrenW(ctx, "/w")
+	c.Create(ctx, "/w/kid", nil)
+	if ev, _ := cw.Wait(ctx); ev.Type != zk.EventNodeChildrenChanged || ev.Path != "/w" {
+		t.Fatalf("children watch: %+v", ev)
+	}
+	c.Set(ctx, "/w", []byte("x"), -1)
+	if ev, _ := dw.Wait(ctx); ev.Type != zk.EventNodeDataChanged {
+		t.Fatalf("data watch: %+v", ev)
+	}
+	// One-shot: the channel is closed after its event.
+	if _, open := <-dw.C(); open {
+		t.Fatal("data watch delivered a second event")
+	}
+	// An abandoned watch blocks nothing: set one and never read it.
+	if _, _, _, err := c.GetW(ctx, "/w"); err != nil {
+		t.Fatal(err)
+	}
+	c.Set(ctx, "/w", []byte("y"), -1)
+}
+
+func TestTxnCommitsAllOrNothing(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	c.Create(ctx, "/fence", nil)
+	res, err := c.Txn(ctx,
+		framework.CheckOp("/fence", 0),
+		framework.CreateOp("/a", []byte("1"), framework.Persistent),
+		framework.CreateOp("/s-", nil, framework.PersistentSequential),
+		framework.SetDataOp("/fence", []byte("x"), 0),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[1].Path != "/a" || len(res[2].Path) != len("/s-0000000000") || res[3].Stat == nil || res[3].Stat.Version != 1 {
+		t.Fatalf("results %+v", res)
+	}
+	// The fence moved on: the same check now fails and nothing else happens.
+	_, err = c.Txn(ctx, framework.CreateOp("/b", nil, framework.Persistent), framework.CheckOp("/fence", 0))
+	var te *framework.TxnError
+	if !errors.As(err, &te) || te.Index != 1 || !errors.Is(err, framework.ErrBadVersion) {
+		t.Fatalf("failed txn: %v, want TxnError at op 1 with ErrBadVersion", err)
+	}
+	if ok, _, _ := c.Exists(ctx, "/b"); ok {
+		t.Fatal("a failed transaction created /b")
+	}
+	if _, err := c.Txn(ctx, framework.CreateOp("/c", nil, framework.Container)); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Fatalf("container in a txn: %v, want ErrInvalidArg", err)
+	}
+}
+
+func TestNamespacesAreIsolated(t *testing.T) {
+	a := newClient(t)
+	b := newClient(t)
+	ctx := ctxT(t)
+	if _, err := a.Create(ctx, "/same", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Create(ctx, "/same", []byte("b")); err != nil {
+		t.Fatalf("second namespace sees the first's node: %v", err)
+	}
+	da, _, _ := a.Get(ctx, "/same")
+	db, _, _ := b.Get(ctx, "/same")
+	if string(da) != "a" || string(db) != "b" {
+		t.Fatalf("data a=%q b=%q", da, db)
+	}
+	kids, _, _ := a.Children(ctx, "/")
+	if !slices.Equal(kids, []string{"same"}) {
+		t.Fatalf("namespace root lists %v", kids)
+	}
+	// An un-namespaced client sees both under their namespaces.
+	root := newClientAt(t, server.ConnectString())
+	all, _, err := root.Children(ctx, "/")
+	if err != nil || len(all) < 2 {
+		t.Fatalf("root children %v %v", all, err)
+	}
+}
+
+func TestDigestACLKeepsOthersOut(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	owner := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDigestAuth("alice", "secret"))
+	ctx := ctxT(t)
+	acl := zk.DigestACL(zk.PermAll, "alice", "secret")
+	if _, err := owner.Create(ctx, "/private", []byte("s"), framework.WithACL(acl)); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, err := owner.Get(ctx, "/private"); err != nil || string(data) != "s" {
+		t.Fatalf("owner read: %q %v", data, err)
+	}
+	stranger := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	if _, _, err := stranger.Get(ctx, "/private"); !errors.Is(err, framework.ErrNoAuth) {
+		t.Fatalf("unauthenticated read: %v, want ErrNoAuth", err)
+	}
+	wrong := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDigestAuth("alice", "wrong"))
+	if _, err := wrong.Set(ctx, "/private", nil, -1); !errors.Is(err, framework.ErrNoAuth) {
+		t.Fatalf("wrong password write: %v, want ErrNoAuth", err)
+	}
+	got, _, err := owner.GetACL(ctx, "/private")
+	if err != nil || len(got) != 1 || got[0].Scheme != "digest" {
+		t.Fatalf("GetACL: %v %v", got, err)
+	}
+}
+
+// countingDialer counts the requests (not pings or the handshake) a client
+// sends.
+func countingDialer(n *atomic.Int64) zk.Dialer {
+	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		c, err := net.DialTimeout(network, addr, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return &countingConn{Conn: c, n: n}, nil
+	}
+}
+
+type countingConn struct {
+	net.Conn
+	n         *atomic.Int64
+	handshake bool
+}
+
+// Write sees whole frames: go-zookeeper writes each in one call.
+func (c *countingConn) Write(b []byte) (int, error) {
+	if !c.handshake {
+		c.handshake = true
+	} else if len(b) >= 12 && int32(binary.BigEndian.Uint32(b[8:12])) != 11 { // 11: ping
+		c.n.Add(1)
+	}
+	return c.Conn.Write(b)
+}
+
+func TestBadPathsAreRejectedBeforeAnyRequest(t *testing.T) {
+	var requests atomic.Int64
+	c := newClient(t, framework.WithDialer(countingDialer(&requests)))
+	ctx := ctxT(t)
+	if _, _, err := c.Get(ctx, "/probe"); !errors.Is(err, framework.ErrNoNode) {
+		t.Fatalf("probe: %v", err)
+	}
+	if requests.Load() == 0 {
+		t.Fatal("the counting dialer saw no request")
+	}
+	before := requests.Load()
+	for _, p := range []string{"", "relative", "/trailing/", "/a//b", "/a/./b", "/a/../b", "/nul\x00", "/ctl\x01"} {
+		if _, err := c.Create(ctx, p, nil); !errors.Is(err, framework.ErrInvalidPath) {
+			t.Errorf("Create(%q) = %v, want ErrInvalidPath", p, err)
+		}
+		if _, _, err := c.Get(ctx, p); !errors.Is(err, framework.ErrInvalidPath) {
+			t.Errorf("Get(%q) = %v, want ErrInvalidPath", p, err)
+		}
+		if err := c.Delete(ctx, p); !errors.Is(err, framework.ErrInvalidPath) {
+			t.Errorf("Delete(%q) = %v, want ErrInvalidPath", p, err)
+		}
+	}
+	if _, err := c.Create(ctx, "/seq/", nil, framework.WithMode(framework.PersistentSequential)); errors.Is(err, framework.ErrInvalidPath) {
+		t.Errorf("a sequential path may end in /: %v", err)
+	}
+	if got := requests.Load() - before; got != 1 { // the sequential create above
+		t.Fatalf("%d requests for bad paths, want none", got-1)
+	}
+	if _, err := framework.New("127.0.0.1:2181", framework.WithNamespace("/abs")); !errors.Is(err, framework.ErrInvalidPath) {
+		t.Fatalf("namespace with a leading slash: %v", err)
+	}
+}
+
+func TestClosedAndUnstartedClientsFailClearly(t *testing.T) {
+	c, err := framework.New(server.ConnectString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	if _, _, err := c.Get(ctx, "/x"); !errors.Is(err, framework.ErrNotStarted) {
+		t.Fatalf("before Start: %v, want ErrNotStarted", err)
+	}
+	c.Start()
+	c.BlockUntilConnected(ctx)
+	c.Close()
+	if _, _, err := c.Get(ctx, "/x"); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("after Close: %v, want ErrClosed", err)
+	}
+	if err := c.Start(); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("Start after Close: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// Close stops every goroutine the client started, including calls abandoned
+// on a silent server.
+func TestCloseLeavesNoGoroutines(t *testing.T) {
+	proxy, err := recipestest.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	c, err := framework.New(proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Start()
+	ctx := ctxT(t)
+	c.BlockUntilConnected(ctx)
+	proxy.Blackhole(true)
+	short, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { c.Get(short, "/x"); close(done) }()
+	cancel()
+	<-done
+	c.Close()
+	proxy.Close()
+	recipestest.VerifyNone(t)
+}

@@ -1,0 +1,168 @@
+package framework
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/retry"
+)
+
+// Defaults, as Curator's CuratorFrameworkFactory has them.
+const (
+	DefaultSessionTimeout    = 60 * time.Second
+	DefaultConnectionTimeout = 15 * time.Second
+)
+
+// Option configures a Client.
+type Option func(*config) error
+
+type config struct {
+	sessionTimeout    time.Duration
+	connectionTimeout time.Duration
+	retryPolicy       retry.Policy
+	namespace         namespace
+	aclProvider       ACLProvider
+	auth              []authInfo
+	defaultData       []byte
+	errorPolicy       listener.ErrorPolicy
+	logger            *slog.Logger
+	dialer            zk.Dialer
+}
+
+type authInfo struct {
+	scheme string
+	auth   []byte
+}
+
+// WithSessionTimeout sets the session timeout the client asks for. The server
+// clamps it to its own bounds; the negotiated value drives the Lost rule.
+func WithSessionTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: session timeout %v", ErrInvalidArg, d)
+		}
+		c.sessionTimeout = d
+		return nil
+	}
+}
+
+// WithConnectionTimeout sets how long one attempt of an operation waits for a
+// connection before it fails with ErrConnectionLoss (and is retried per the
+// retry policy).
+func WithConnectionTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: connection timeout %v", ErrInvalidArg, d)
+		}
+		c.connectionTimeout = d
+		return nil
+	}
+}
+
+// WithRetryPolicy sets the policy every operation is retried under. The
+// default is retry.ExponentialBackoffRetry(100ms, 3).
+func WithRetryPolicy(p retry.Policy) Option {
+	return func(c *config) error {
+		c.retryPolicy = p
+		return nil
+	}
+}
+
+// WithNamespace prefixes every path with /ns. Paths given to and returned by
+// the client omit the prefix.
+func WithNamespace(ns string) Option {
+	return func(c *config) error {
+		if err := validateNamespace(ns); err != nil {
+			return err
+		}
+		c.namespace = namespace(ns)
+		return nil
+	}
+}
+
+// WithACLProvider sets the ACLs used for nodes created without explicit ACLs.
+func WithACLProvider(p ACLProvider) Option {
+	return func(c *config) error {
+		c.aclProvider = p
+		return nil
+	}
+}
+
+// WithAuth adds authentication the session presents to the server, as
+// ZooKeeper's addAuthInfo does. It is sent before any operation, and again on
+// every reconnect.
+func WithAuth(scheme string, auth []byte) Option {
+	return func(c *config) error {
+		c.auth = append(c.auth, authInfo{scheme, append([]byte(nil), auth...)})
+		return nil
+	}
+}
+
+// WithDigestAuth adds "digest" authentication for user and password.
+func WithDigestAuth(user, password string) Option {
+	return WithAuth("digest", []byte(user+":"+password))
+}
+
+// WithDefaultData sets the data of nodes created with nil data. Curator's
+// default, and this package's, is the local IP address as text.
+func WithDefaultData(data []byte) Option {
+	return func(c *config) error {
+		c.defaultData = append([]byte{}, data...)
+		return nil
+	}
+}
+
+// WithErrorPolicy sets which connection states recipes treat as errors. The
+// default is listener.StandardErrorPolicy.
+func WithErrorPolicy(p listener.ErrorPolicy) Option {
+	return func(c *config) error {
+		c.errorPolicy = p
+		return nil
+	}
+}
+
+// WithLogger sets the logger. By default the client logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		c.logger = l
+		return nil
+	}
+}
+
+// WithDialer sets how connections to servers are dialled; tests use it to put
+// a fault proxy or a session killer in between.
+func WithDialer(d zk.Dialer) Option {
+	return func(c *config) error {
+		c.dialer = d
+		return nil
+	}
+}
+
+// ACLProvider chooses the ACL of nodes created without one.
+type ACLProvider interface {
+	// DefaultACL is the ACL for paths ACLForPath has nothing for.
+	DefaultACL() []zk.ACL
+	// ACLForPath returns the ACL for path (as the caller gave it), or nil.
+	ACLForPath(path string) []zk.ACL
+}
+
+// OpenACLProvider gives every node zk.WorldACL(zk.PermAll), ZooKeeper's
+// OPEN_ACL_UNSAFE. It is the default.
+type OpenACLProvider struct{}
+
+// DefaultACL returns world:anyone with all permissions.
+func (OpenACLProvider) DefaultACL() []zk.ACL { return zk.WorldACL(zk.PermAll) }
+
+// ACLForPath returns nil: every path gets the default.
+func (OpenACLProvider) ACLForPath(string) []zk.ACL { return nil }
+
+func aclFor(p ACLProvider, path string) []zk.ACL {
+	if acl := p.ACLForPath(path); len(acl) > 0 {
+		return acl
+	}
+	return p.DefaultACL()
+}

@@ -1,0 +1,116 @@
+package framework
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ProtectedPrefix starts the name of every protected node: _c_<uuid>-<name>.
+const ProtectedPrefix = "_c_"
+
+// newProtectedID returns a random (version 4) UUID as Java's UUID.toString
+// writes it: 36 lowercase characters with dashes.
+func newProtectedID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// ProtectedPath returns path with its node name prefixed by _c_<id>-, as
+// Curator's ProtectedUtils.toProtectedZNodePath does.
+func ProtectedPath(path, id string) string {
+	parent, name := SplitPath(path)
+	return JoinPath(parent, ProtectedPrefix+id+"-"+name)
+}
+
+// IsProtected reports whether a node name carries a protected prefix.
+func IsProtected(name string) bool {
+	return len(name) > len(ProtectedPrefix)+37 && strings.HasPrefix(name, ProtectedPrefix) &&
+		name[len(ProtectedPrefix)+36] == '-'
+}
+
+// ProtectedID returns the id of a protected node name, "" if it has none.
+func ProtectedID(name string) string {
+	if !IsProtected(name) {
+		return ""
+	}
+	return name[len(ProtectedPrefix) : len(ProtectedPrefix)+36]
+}
+
+// StripProtectedPrefix returns a node name without its protected prefix.
+func StripProtectedPrefix(name string) string {
+	if !IsProtected(name) {
+		return name
+	}
+	return name[len(ProtectedPrefix)+37:]
+}
+
+// findProtected looks among parent's children for the node a protected create
+// with id made. An ephemeral match that another session owns is not ours to
+// return (it is queued for deletion instead).
+func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id string, mode CreateMode) (string, error) {
+	var children []string
+	err := c.call(ctx, func() error {
+		var err error
+		children, _, err = conn.Children(parent)
+		return err
+	}, nil)
+	if errors.Is(err, zk.ErrNoNode) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	prefix := ProtectedPrefix + id + "-"
+	for _, child := range children {
+		if !strings.HasPrefix(child, prefix) {
+			continue
+		}
+		found := JoinPath(parent, child)
+		if !mode.IsEphemeral() {
+			return found, nil
+		}
+		var stat *zk.Stat
+		err := c.call(ctx, func() error {
+			var err error
+			_, stat, err = conn.Exists(found)
+			return err
+		}, nil)
+		if err != nil {
+			return "", err
+		}
+		if stat != nil && stat.EphemeralOwner == conn.SessionID() {
+			return found, nil
+		}
+		if stat != nil {
+			c.log.Warn("protected node owned by another session; deleting it", "path", found)
+			c.janitor.add("delete stale protected node", found, func(ctx context.Context) error {
+				return c.deleteRaw(ctx, found, -1)
+			})
+		}
+	}
+	return "", nil
+}
+
+// deleteProtected finds the node a protected create with id made under
+// parent, if any, and deletes it.
+func (c *Client) deleteProtected(ctx context.Context, parent, id string) error {
+	var found string
+	err := c.do(ctx, "delete", parent, func(ctx context.Context, conn *zk.Conn) error {
+		var err error
+		found, err = c.findProtected(ctx, conn, parent, id, Persistent)
+		return err
+	})
+	if err != nil || found == "" {
+		return err
+	}
+	return c.deleteRaw(ctx, found, -1)
+}

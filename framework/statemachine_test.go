@@ -1,0 +1,113 @@
+package framework
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/listener"
+)
+
+// fakeTimers captures the Lost timer so a test can fire it.
+type fakeTimers struct{ fire []func() }
+
+func (f *fakeTimers) afterFunc(_ time.Duration, fn func()) *time.Timer {
+	f.fire = append(f.fire, fn)
+	return time.NewTimer(time.Hour) // stopped by the machine, never fires
+}
+
+func newTestMachine() (*stateMachine, *[]listener.ConnectionState, *fakeTimers) {
+	var got []listener.ConnectionState
+	m := newStateMachine(time.Second, func(s listener.ConnectionState) { got = append(got, s) })
+	ft := &fakeTimers{}
+	m.afterFunc = ft.afterFunc
+	return m, &got, ft
+}
+
+func (m *stateMachine) connect(id int64) {
+	m.onHandshake(id, 2*time.Second)
+	m.onEvent(zk.StateConnected) // TCP only: no state of ours
+	m.onEvent(zk.StateHasSession)
+}
+
+func TestStateMachine(t *testing.T) {
+	const (
+		C = listener.Connected
+		S = listener.Suspended
+		R = listener.Reconnected
+		L = listener.Lost
+	)
+	tests := []struct {
+		name string
+		run  func(m *stateMachine, ft *fakeTimers)
+		want []listener.ConnectionState
+	}{
+		{"first session", func(m *stateMachine, _ *fakeTimers) {
+			m.onEvent(zk.StateConnecting)
+			m.connect(1)
+		}, []listener.ConnectionState{C}},
+		{"disconnect and back on the same session", func(m *stateMachine, _ *fakeTimers) {
+			m.connect(1)
+			m.onEvent(zk.StateDisconnected)
+			m.onEvent(zk.StateConnecting)
+			m.onEvent(zk.StateDisconnected) // repeated while reconnecting
+			m.connect(1)
+		}, []listener.ConnectionState{C, S, R}},
+		{"server expires the session", func(m *stateMachine, _ *fakeTimers) {
+			m.connect(1)
+			m.onEvent(zk.StateDisconnected)
+			m.onHandshake(0, 0)
+			m.onEvent(zk.StateExpired)
+			m.onEvent(zk.StateDisconnected)
+			m.connect(2)
+		}, []listener.ConnectionState{C, S, L, R}},
+		{"expiry event missed: new session id still means Lost", func(m *stateMachine, _ *fakeTimers) {
+			m.connect(1)
+			m.onEvent(zk.StateDisconnected)
+			m.connect(2)
+		}, []listener.ConnectionState{C, S, L, R}},
+		{"suspended for the session timeout is Lost", func(m *stateMachine, ft *fakeTimers) {
+			m.connect(1)
+			m.onEvent(zk.StateDisconnected)
+			ft.fire[0]()
+			m.onHandshake(0, 0)
+			m.onEvent(zk.StateExpired) // the server agrees later: no second Lost
+			m.connect(2)
+		}, []listener.ConnectionState{C, S, L, R}},
+		{"a timer from an earlier suspension does nothing", func(m *stateMachine, ft *fakeTimers) {
+			m.connect(1)
+			m.onEvent(zk.StateDisconnected)
+			m.connect(1)
+			m.onEvent(zk.StateDisconnected)
+			ft.fire[0]() // stale
+			m.connect(1)
+		}, []listener.ConnectionState{C, S, R, S, R}},
+		{"nothing after close", func(m *stateMachine, _ *fakeTimers) {
+			m.connect(1)
+			m.close()
+			m.onEvent(zk.StateDisconnected)
+		}, []listener.ConnectionState{C}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, got, ft := newTestMachine()
+			tt.run(m, ft)
+			if !slices.Equal(*got, tt.want) {
+				t.Fatalf("states %v, want %v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStateMachineUsesNegotiatedTimeout(t *testing.T) {
+	m, _, _ := newTestMachine()
+	if got := m.sessionTimeout(); got != time.Second {
+		t.Fatalf("before a session: %v, want the requested 1s", got)
+	}
+	m.connect(1)
+	if got := m.sessionTimeout(); got != 2*time.Second {
+		t.Fatalf("after a session: %v, want the negotiated 2s", got)
+	}
+}

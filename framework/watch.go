@@ -1,0 +1,46 @@
+package framework
+
+import (
+	"context"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Watch is a one-shot ZooKeeper watch. Its channel receives one event and is
+// then closed; nothing blocks if it is never read, so a Watch is safe to
+// abandon. Watches survive a dropped connection (go-zookeeper sets them
+// again on reconnect) and fire with zk.EventNotWatching when the session
+// expires or the client closes.
+type Watch struct {
+	ch <-chan zk.Event
+	ns namespace
+}
+
+// WatchEvent is what a watch saw.
+type WatchEvent struct {
+	Type zk.EventType // zk.EventNodeCreated, ...Deleted, ...DataChanged, ...ChildrenChanged or zk.EventNotWatching
+	Path string       // as the caller names it, without the namespace
+	Err  error        // set with zk.EventNotWatching
+}
+
+// C returns the channel the event arrives on, for use in a select; pass what
+// it yields to Event.
+func (w Watch) C() <-chan zk.Event { return w.ch }
+
+// Event translates a raw event from C.
+func (w Watch) Event(ev zk.Event) WatchEvent {
+	return WatchEvent{Type: ev.Type, Path: w.ns.unfix(ev.Path), Err: ev.Err}
+}
+
+// Wait waits for the event or for ctx.
+func (w Watch) Wait(ctx context.Context) (WatchEvent, error) {
+	select {
+	case ev, ok := <-w.ch:
+		if !ok {
+			return WatchEvent{Type: zk.EventNotWatching, Err: ErrClosed}, nil
+		}
+		return w.Event(ev), nil
+	case <-ctx.Done():
+		return WatchEvent{}, ctx.Err()
+	}
+}

@@ -1,0 +1,160 @@
+package listener
+
+import "sync"
+
+// DefaultLimit is the number of undelivered events a Container holds before it
+// folds them.
+const DefaultLimit = 1024
+
+// Container delivers events to its listeners in the order they were posted,
+// from one goroutine of its own. Post never blocks, so it is safe to call from
+// go-zookeeper's event callback. A listener that blocks delays the listeners
+// after it and the events after this one, never the poster.
+//
+// The queue of undelivered events is bounded. When it is full, the fold
+// function given to NewContainer shortens it; FoldFlaps is the one for
+// connection states.
+type Container[E any] struct {
+	fold  func(pending []E) []E
+	limit int
+
+	mu        sync.Mutex
+	listeners []*entry[E]
+	queue     []E
+	closed    bool
+
+	wake    chan struct{} // capacity 1: "the queue may be non-empty"
+	quit    chan struct{} // closed by Close
+	stopped chan struct{} // closed when the delivery goroutine returns
+}
+
+type entry[E any] struct {
+	fn      func(E)
+	removed bool // guarded by Container.mu
+}
+
+// NewContainer starts a container holding at most limit undelivered events
+// (DefaultLimit if limit < 1). When a post finds the queue full, fold is given
+// the pending events and returns the shorter list to keep; a nil fold drops the
+// oldest event. Close stops the container's goroutine.
+func NewContainer[E any](limit int, fold func(pending []E) []E) *Container[E] {
+	if limit < 1 {
+		limit = DefaultLimit
+	}
+	c := &Container[E]{
+		fold:    fold,
+		limit:   limit,
+		wake:    make(chan struct{}, 1),
+		quit:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	go c.deliver()
+	return c
+}
+
+// Add registers fn and returns a function that removes it. After remove
+// returns, fn is not called again, except for a call already under way when
+// remove is called from another goroutine. Remove may be called more than once.
+func (c *Container[E]) Add(fn func(E)) (remove func()) {
+	e := &entry[E]{fn: fn}
+	c.mu.Lock()
+	c.listeners = append(c.listeners, e)
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if e.removed {
+			return
+		}
+		e.removed = true
+		for i, l := range c.listeners {
+			if l == e {
+				c.listeners = append(c.listeners[:i:i], c.listeners[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// Post queues ev for every listener registered when it is delivered. It never
+// blocks. Events posted after Close are dropped.
+func (c *Container[E]) Post(ev E) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	if len(c.queue) >= c.limit {
+		if c.fold != nil {
+			c.queue = c.fold(c.queue)
+		}
+		if len(c.queue) >= c.limit {
+			c.queue = c.queue[1:]
+		}
+	}
+	c.queue = append(c.queue, ev)
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close delivers the events already posted, then stops the delivery goroutine
+// and waits for it. It must not be called from a listener.
+func (c *Container[E]) Close() {
+	c.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		close(c.quit)
+	}
+	c.mu.Unlock()
+	<-c.stopped
+}
+
+func (c *Container[E]) deliver() {
+	defer close(c.stopped)
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			closed := c.closed
+			c.mu.Unlock()
+			if closed {
+				return
+			}
+			select {
+			case <-c.wake:
+			case <-c.quit:
+			}
+			continue
+		}
+		ev := c.queue[0]
+		c.queue = c.queue[1:]
+		ls := append([]*entry[E](nil), c.listeners...)
+		c.mu.Unlock()
+
+		for _, l := range ls {
+			c.mu.Lock()
+			removed := l.removed
+			c.mu.Unlock()
+			if !removed {
+				l.fn(ev)
+			}
+		}
+	}
+}
+
+// FoldFlaps shortens a full queue of connection states by removing the oldest
+// Suspended that is directly followed by Reconnected: a flap that ended on
+// the session it began on, so the pair tells a late listener nothing it must
+// act on. Lost, and the states around it, are never folded. If the queue has
+// no such pair, FoldFlaps returns it unchanged and the container drops the
+// oldest event.
+func FoldFlaps(pending []ConnectionState) []ConnectionState {
+	for i := 0; i+1 < len(pending); i++ {
+		if pending[i] == Suspended && pending[i+1] == Reconnected {
+			return append(pending[:i:i], pending[i+2:]...)
+		}
+	}
+	return pending
+}

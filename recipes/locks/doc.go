@@ -1,0 +1,8 @@
+// Package locks holds Curator's lock recipes, wire-compatible with Curator 5:
+// the LockInternals engine and the locks built on it.
+//
+// Every acquire takes a context: its deadline is the timeout, and cancelling
+// it abandons the wait and deletes the waiter's node. A hold tells its holder
+// when it is lost (Hold.Lost), and gives a fencing token and a transaction
+// op that fails once the hold is no longer current.
+package locks

@@ -1,0 +1,23 @@
+package locks
+
+import "errors"
+
+// Errors of the lock recipes; each can be tested with errors.Is.
+var (
+	// ErrNotOwner is returned when releasing a hold that is not held (never
+	// acquired, or already released): Curator's IllegalMonitorStateException.
+	ErrNotOwner = errors.New("locks: not held by this owner")
+	// ErrBusy is returned by a try-acquire when another participant holds the
+	// lock.
+	ErrBusy = errors.New("locks: held by another participant")
+	// ErrLockLost means a hold ended without a release: its node was deleted,
+	// the session was lost, or (under the Standard error policy) the
+	// connection was suspended.
+	ErrLockLost = errors.New("locks: lock lost")
+	// ErrUpgrade is returned when a read-lock holder asks for the write lock,
+	// which would wait on itself for ever.
+	ErrUpgrade = errors.New("locks: cannot upgrade a read lock to a write lock")
+	// ErrInvalidArg reports bad input: an empty or relative path, maxLeases
+	// or a lease count below 1.
+	ErrInvalidArg = errors.New("locks: invalid argument")
+)

@@ -1,0 +1,184 @@
+package locks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// RevokeMessage is the data Curator writes into a holder's node to ask it to
+// release (Revoker.attemptRevoke).
+var RevokeMessage = []byte("__REVOKE__")
+
+// Hold is one participant's hold of a lock: what Acquire returns. Release it
+// exactly once per successful Acquire.
+//
+// A hold can be lost without being released: its node deleted, its session
+// lost, or (under the client's Standard error policy) its connection
+// suspended. Lost returns a channel closed at that moment; Err then says why.
+type Hold struct {
+	client    *framework.Client
+	path      string
+	release   func(ctx context.Context, path string) error // deletes the node
+	onRelease func()                                       // tells the lock the hold is gone; may be nil
+	revoke    func()                                       // called when someone asks the holder to release; may be nil
+
+	mu       sync.Mutex
+	count    int           // acquisitions not yet released (re-entries)
+	lost     chan struct{} // made lazily, by Lost or by a revocable lock
+	lostErr  error
+	stop     context.CancelFunc // stops the monitor
+	stopped  chan struct{}      // closed when the monitor has returned
+	released bool
+}
+
+func newHold(client *framework.Client, path string, release func(context.Context, string) error, onRelease, revoke func()) *Hold {
+	h := &Hold{client: client, path: path, release: release, onRelease: onRelease, revoke: revoke, count: 1}
+	if revoke != nil {
+		h.Lost() // the monitor also watches for revocation requests
+	}
+	return h
+}
+
+// Path returns the hold's node.
+func (h *Hold) Path() string { return h.path }
+
+// Lost returns a channel that is closed if the hold is lost before it is
+// released. The first call starts watching: one request (a data watch on the
+// hold's node) and one goroutine, which Release stops.
+func (h *Hold) Lost() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lost == nil {
+		h.lost = make(chan struct{})
+		if h.released {
+			return h.lost // never closed: a released hold is not lost
+		}
+		var ctx context.Context
+		ctx, h.stop = context.WithCancel(context.Background())
+		h.stopped = make(chan struct{})
+		go h.monitor(ctx, h.stopped)
+	}
+	return h.lost
+}
+
+// Err returns nil while the hold is held or after it was released, and an
+// error wrapping ErrLockLost once it was lost.
+func (h *Hold) Err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lostErr
+}
+
+// Fence returns a transaction op that fails unless this hold's node still
+// exists: add it to a framework.Client.Txn so that a write commits only while
+// the hold is current.
+func (h *Hold) Fence() framework.Op { return framework.CheckOp(h.path, -1) }
+
+// Token returns the hold's fencing token: the zxid that created its node.
+// It increases with every new hold of the lock, so a protected resource can
+// refuse a token lower than one it has seen. It costs one request.
+func (h *Hold) Token(ctx context.Context) (int64, error) {
+	ok, stat, err := h.client.Exists(ctx, h.path)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, fmt.Errorf("%w: node %s is gone", ErrLockLost, h.path)
+	}
+	return stat.Czxid, nil
+}
+
+// Release gives up one acquisition; the last one deletes the node. Releasing
+// more often than acquiring returns ErrNotOwner. If the node was already gone
+// the hold had been lost, and Release says so with ErrLockLost.
+func (h *Hold) Release(ctx context.Context) error {
+	h.mu.Lock()
+	if h.released {
+		h.mu.Unlock()
+		return ErrNotOwner
+	}
+	h.count--
+	if h.count > 0 {
+		h.mu.Unlock()
+		return nil
+	}
+	h.released = true
+	stop, stopped := h.stop, h.stopped
+	h.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-stopped
+	}
+	if h.onRelease != nil {
+		h.onRelease()
+	}
+	return h.release(ctx, h.path)
+}
+
+// reenter counts one more acquisition; false if the hold is already released.
+func (h *Hold) reenter() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released {
+		return false
+	}
+	h.count++
+	return true
+}
+
+// monitor watches the hold's node and the connection until the hold is lost
+// or ctx (cancelled by Release) ends.
+func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
+	defer close(stopped)
+	client := h.client
+	policy := client.ErrorPolicy()
+	for {
+		state, changed := client.StateChanged()
+		if policy.IsErrorState(state) {
+			h.markLost(fmt.Errorf("%w: connection %v", ErrLockLost, state))
+			return
+		}
+		data, _, w, err := client.GetW(ctx, h.path)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, framework.ErrNoNode):
+			h.markLost(fmt.Errorf("%w: node %s was deleted", ErrLockLost, h.path))
+			return
+		case errors.Is(err, framework.ErrClosed):
+			h.markLost(fmt.Errorf("%w: %w", ErrLockLost, err))
+			return
+		case err != nil:
+			continue // the retry policy gave up; look at the state and try again
+		}
+		if h.revoke != nil && bytes.Equal(data, RevokeMessage) {
+			h.revoke()
+		}
+		select {
+		case ev := <-w.C():
+			if ev.Type == zk.EventNotWatching { // the session expired or the client closed
+				h.markLost(fmt.Errorf("%w: %w", ErrLockLost, framework.ErrSessionExpired))
+				return
+			}
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (h *Hold) markLost(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lostErr == nil && !h.released {
+		h.lostErr = err
+		close(h.lost)
+	}
+}

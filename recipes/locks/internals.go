@@ -1,0 +1,221 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocurator/curator/driver"
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
+)
+
+// maxRecreates bounds how often one acquire recreates a node that vanished
+// under it before giving up (Curator retries per its retry policy).
+const maxRecreates = 10
+
+// cleanupTimeout bounds the foreground attempt to delete a waiter's node
+// after a cancel or an error; the client's guaranteed delete finishes it in
+// the background if it fails.
+const cleanupTimeout = 10 * time.Second
+
+// LockInternals is the engine under every lock, as Curator's LockInternals:
+// it creates the participant's node through a driver, lists and sorts the
+// lock's children, asks the driver whether the node holds the lock, and
+// otherwise waits on the node the driver names, on the connection state and
+// on the context together. On cancel, timeout or error it deletes the node.
+type LockInternals struct {
+	client   *framework.Client
+	driver   driver.LockDriver
+	dir      string
+	lockName string
+	data     []byte
+
+	mu        sync.Mutex
+	maxLeases int
+	changed   chan struct{} // closed when maxLeases changes
+}
+
+// NewLockInternals returns an engine for the lock at dir, whose nodes are
+// named with lockName, held by at most maxLeases participants at once. data
+// is each node's data (nil: the client's default).
+func NewLockInternals(client *framework.Client, dir, lockName string, maxLeases int, drv driver.LockDriver, data []byte) (*LockInternals, error) {
+	switch {
+	case client == nil:
+		return nil, fmt.Errorf("%w: nil client", ErrInvalidArg)
+	case drv == nil:
+		return nil, fmt.Errorf("%w: nil driver", ErrInvalidArg)
+	case lockName == "" || strings.Contains(lockName, "/"):
+		return nil, fmt.Errorf("%w: lock name %q", ErrInvalidArg, lockName)
+	case maxLeases < 1:
+		return nil, fmt.Errorf("%w: maxLeases %d, must be at least 1", ErrInvalidArg, maxLeases)
+	}
+	if err := framework.ValidatePath(dir, false); err != nil || dir == "/" {
+		return nil, fmt.Errorf("%w: lock path %q: %w", ErrInvalidArg, dir, err)
+	}
+	return &LockInternals{
+		client: client, driver: drv, dir: dir, lockName: lockName, data: data,
+		maxLeases: maxLeases, changed: make(chan struct{}),
+	}, nil
+}
+
+// Dir returns the lock's directory.
+func (li *LockInternals) Dir() string { return li.dir }
+
+// SetMaxLeases changes how many participants may hold at once and wakes the
+// waiters to look again.
+func (li *LockInternals) SetMaxLeases(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: maxLeases %d, must be at least 1", ErrInvalidArg, n)
+	}
+	li.mu.Lock()
+	defer li.mu.Unlock()
+	if n != li.maxLeases {
+		li.maxLeases = n
+		close(li.changed)
+		li.changed = make(chan struct{})
+	}
+	return nil
+}
+
+func (li *LockInternals) leases() (int, <-chan struct{}) {
+	li.mu.Lock()
+	defer li.mu.Unlock()
+	return li.maxLeases, li.changed
+}
+
+// Acquire creates a node and waits until it holds the lock; it returns the
+// node's path. With try set it looks once and, if the lock is held by others,
+// deletes its node and returns ErrBusy. On any error, or when ctx ends, the
+// node is deleted (guaranteed) before Acquire returns.
+func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) {
+	for recreates := 0; ; recreates++ {
+		ourPath, err := li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
+		if err != nil {
+			return "", err
+		}
+		held, err := li.wait(ctx, ourPath, try)
+		if err == nil && held {
+			return ourPath, nil
+		}
+		li.deleteNode(ctx, ourPath)
+		switch {
+		case errors.Is(err, driver.ErrNodeMissing) && recreates < maxRecreates && ctx.Err() == nil:
+			continue
+		case err == nil:
+			return "", ErrBusy
+		}
+		return "", err
+	}
+}
+
+// wait loops until ourPath holds the lock (or, with try, after one look).
+func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool) (bool, error) {
+	_, ourName := framework.SplitPath(ourPath)
+	for {
+		children, err := li.SortedChildren(ctx)
+		if err != nil {
+			return false, err
+		}
+		maxLeases, changed := li.leases()
+		res, err := li.driver.GetsTheLock(children, ourName, maxLeases)
+		if err != nil {
+			return false, err
+		}
+		if res.Held {
+			return true, nil
+		}
+		if try {
+			return false, nil
+		}
+		// A data watch, as Curator sets: it fires when the node goes, and
+		// sets no watch if the node is already gone.
+		_, _, w, err := li.client.GetW(ctx, framework.JoinPath(li.dir, res.Watch))
+		if errors.Is(err, framework.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if err := li.await(ctx, w, changed); err != nil {
+			return false, err
+		}
+	}
+}
+
+// await waits for the watch to fire, maxLeases to change, the session to be
+// lost (our node went with it), or ctx. go-zookeeper does not wake watches on
+// a disconnect, so the connection state is watched too.
+func (li *LockInternals) await(ctx context.Context, w framework.Watch, leasesChanged <-chan struct{}) error {
+	for {
+		state, stateChanged := li.client.StateChanged()
+		if state == listener.Lost {
+			return nil // look again: the listing shows whether our node survived
+		}
+		select {
+		case <-w.C():
+			return nil
+		case <-leasesChanged:
+			return nil
+		case <-stateChanged:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// SortedChildren returns the lock's children sorted as the driver sorts
+// them; an absent lock directory has none.
+func (li *LockInternals) SortedChildren(ctx context.Context) ([]string, error) {
+	children, _, err := li.client.Children(ctx, li.dir)
+	if errors.Is(err, framework.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return driver.SortChildren(children, li.lockName, li.driver.FixForSorting), nil
+}
+
+// Participants returns the full paths of the lock's nodes, in queue order.
+func (li *LockInternals) Participants(ctx context.Context) ([]string, error) {
+	children, err := li.SortedChildren(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range children {
+		children[i] = framework.JoinPath(li.dir, c)
+	}
+	return children, nil
+}
+
+// Release deletes a held node (guaranteed: if the delete fails on the
+// connection, the client keeps trying in the background). A node already
+// gone means the hold was lost: ErrLockLost.
+func (li *LockInternals) Release(ctx context.Context, ourPath string) error {
+	return releaseNode(ctx, li.client, ourPath)
+}
+
+func releaseNode(ctx context.Context, client *framework.Client, path string) error {
+	err := client.Delete(ctx, path, framework.Guaranteed())
+	if errors.Is(err, framework.ErrNoNode) {
+		return fmt.Errorf("%w: node %s was already gone: %w", ErrLockLost, path, err)
+	}
+	return err
+}
+
+// deleteNode removes a waiter's node after a cancel or error. It runs even
+// if ctx is done, bounded by cleanupTimeout, and leaves the rest to the
+// client's guaranteed delete.
+func (li *LockInternals) deleteNode(ctx context.Context, ourPath string) {
+	deleteNode(ctx, li.client, ourPath)
+}
+
+func deleteNode(ctx context.Context, client *framework.Client, path string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	_ = client.Delete(ctx, path, framework.Guaranteed(), framework.Quietly())
+}

@@ -1,0 +1,77 @@
+package locks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// Locker is a lock a MultiLock can hold: Mutex, SemaphoreMutex and
+// Semaphore are Lockers.
+type Locker interface {
+	Acquire(ctx context.Context) (*Hold, error)
+}
+
+// MultiLock is Curator's InterProcessMultiLock: it holds all of its locks or
+// none. Acquire takes them in order; if one fails or ctx ends, those already
+// taken are released in reverse order.
+type MultiLock struct {
+	locks []Locker
+}
+
+// NewMultiLock returns a lock over locks, taken in the order given.
+func NewMultiLock(locks ...Locker) (*MultiLock, error) {
+	if len(locks) == 0 {
+		return nil, fmt.Errorf("%w: a multi-lock needs at least one lock", ErrInvalidArg)
+	}
+	for i, l := range locks {
+		if l == nil {
+			return nil, fmt.Errorf("%w: lock %d is nil", ErrInvalidArg, i)
+		}
+	}
+	return &MultiLock{locks: append([]Locker(nil), locks...)}, nil
+}
+
+// NewMultiMutex returns a multi-lock over a Mutex at each path, as Curator's
+// InterProcessMultiLock(client, paths) does.
+func NewMultiMutex(client *framework.Client, paths ...string) (*MultiLock, error) {
+	locks := make([]Locker, len(paths))
+	for i, p := range paths {
+		m, err := NewMutex(client, p)
+		if err != nil {
+			return nil, err
+		}
+		locks[i] = m
+	}
+	return NewMultiLock(locks...)
+}
+
+// MultiHold holds every lock of a MultiLock.
+type MultiHold struct {
+	holds []*Hold
+}
+
+// Acquire takes every lock, in order, or none.
+func (m *MultiLock) Acquire(ctx context.Context) (*MultiHold, error) {
+	holds := make([]*Hold, 0, len(m.locks))
+	for i, l := range m.locks {
+		h, err := l.Acquire(ctx)
+		if err != nil {
+			if rerr := ReleaseAll(context.WithoutCancel(ctx), holds); rerr != nil {
+				return nil, fmt.Errorf("lock %d: %w (and rolling back: %w)", i, err, rerr)
+			}
+			return nil, fmt.Errorf("lock %d: %w", i, err)
+		}
+		holds = append(holds, h)
+	}
+	return &MultiHold{holds: holds}, nil
+}
+
+// Holds returns the holds, in acquisition order.
+func (h *MultiHold) Holds() []*Hold { return append([]*Hold(nil), h.holds...) }
+
+// Release releases every hold in reverse order and joins their errors.
+func (h *MultiHold) Release(ctx context.Context) error {
+	return ReleaseAll(ctx, h.holds)
+}

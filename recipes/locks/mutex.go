@@ -1,0 +1,158 @@
+package locks
+
+import (
+	"context"
+	"sync"
+
+	"github.com/gocurator/curator/driver"
+	"github.com/gocurator/curator/framework"
+)
+
+// MutexLockName is the name of a Mutex's nodes: P/_c_<uuid>-lock-NNNNNNNNNN.
+const MutexLockName = "lock-"
+
+// Mutex is Curator's InterProcessMutex: a reentrant lock across processes.
+// Re-entry is per Owner (see WithOwner); goroutines sharing one Mutex
+// without sharing an Owner exclude each other as separate processes do.
+type Mutex struct {
+	li *LockInternals
+
+	mu        sync.Mutex
+	holds     map[*Owner]*Hold
+	acquiring map[*Owner]chan struct{} // an owner's acquire in progress
+	revoke    func()
+	guard     func(*Owner) error // refuses an acquire before it starts; may be nil
+}
+
+// NewMutex returns a mutex at path with Curator's standard driver.
+func NewMutex(client *framework.Client, path string) (*Mutex, error) {
+	return NewMutexWithDriver(client, path, driver.Standard{})
+}
+
+// NewMutexWithDriver returns a mutex at path that makes its decisions
+// through drv.
+func NewMutexWithDriver(client *framework.Client, path string, drv driver.LockDriver) (*Mutex, error) {
+	return newMutex(client, path, MutexLockName, 1, drv)
+}
+
+func newMutex(client *framework.Client, path, lockName string, maxLeases int, drv driver.LockDriver) (*Mutex, error) {
+	li, err := NewLockInternals(client, path, lockName, maxLeases, drv, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Mutex{li: li, holds: make(map[*Owner]*Hold), acquiring: make(map[*Owner]chan struct{})}, nil
+}
+
+// Acquire waits until the lock is held and returns the hold; ctx's deadline
+// is the timeout. If ctx's owner (WithOwner) holds the lock already, the
+// hold is re-entered at once and returned again: release it once per
+// Acquire. On error or cancel no node of ours is left behind.
+func (m *Mutex) Acquire(ctx context.Context) (*Hold, error) {
+	return m.acquire(ctx, false)
+}
+
+// TryAcquire takes the lock only if it is free now: Curator's acquire with a
+// zero wait. Otherwise it returns ErrBusy, leaving no node behind.
+func (m *Mutex) TryAcquire(ctx context.Context) (*Hold, error) {
+	return m.acquire(ctx, true)
+}
+
+func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
+	owner := OwnerFrom(ctx)
+	if owner == nil {
+		owner = NewOwner()
+		ctx = WithOwner(ctx, owner) // drivers see who acquires
+	}
+	if m.guard != nil {
+		if err := m.guard(owner); err != nil {
+			return nil, err
+		}
+	}
+	// One acquire per owner at a time: a second one waits for the first and
+	// then re-enters its hold.
+	for {
+		m.mu.Lock()
+		if h := m.holds[owner]; h != nil && h.reenter() {
+			m.mu.Unlock()
+			return h, nil
+		}
+		busy, ok := m.acquiring[owner]
+		if !ok {
+			m.acquiring[owner] = make(chan struct{})
+			m.mu.Unlock()
+			break
+		}
+		m.mu.Unlock()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	path, err := m.li.Acquire(ctx, try)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	close(m.acquiring[owner])
+	delete(m.acquiring, owner)
+	if err != nil {
+		return nil, err
+	}
+	var h *Hold
+	h = newHold(m.li.client, path, m.li.Release, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.holds[owner] == h {
+			delete(m.holds, owner)
+		}
+	}, m.revoke)
+	m.holds[owner] = h
+	return h, nil
+}
+
+// IsAcquiredInThisProcess reports whether any owner in this process holds
+// the lock through this Mutex.
+func (m *Mutex) IsAcquiredInThisProcess() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.holds) > 0
+}
+
+// holdOf returns o's hold, or nil.
+func (m *Mutex) holdOf(o *Owner) *Hold {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.holds[o]
+}
+
+// IsOwnedBy reports whether o holds the lock through this Mutex
+// (Curator's isOwnedByCurrentThread).
+func (m *Mutex) IsOwnedBy(o *Owner) bool {
+	return m.holdOf(o) != nil
+}
+
+// Participants returns the full paths of every participant's node, holder
+// first, in queue order (Curator's getParticipantNodes).
+func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
+	return m.li.Participants(ctx)
+}
+
+// MakeRevocable calls fn when another process asks a holder of this mutex to
+// release (Revoke on its node). Holds acquired afterwards watch for such
+// requests; fn should release the hold.
+func (m *Mutex) MakeRevocable(fn func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.revoke = fn
+}
+
+// Revoke asks the holder of the node at path to release it, by writing
+// RevokeMessage into the node as Curator's Revoker does. A node already
+// gone is not an error.
+func Revoke(ctx context.Context, client *framework.Client, path string) error {
+	_, err := client.Set(ctx, path, RevokeMessage, -1)
+	if err != nil && !isNoNode(err) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package locks
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gocurator/curator/driver"
+	"github.com/gocurator/curator/framework"
+)
+
+// The names of a ReadWriteLock's nodes, as Curator writes them. Both share
+// one directory and one sequence.
+const (
+	ReadLockName  = "__READ__"
+	WriteLockName = "__WRIT__"
+)
+
+// ReadWriteLock is Curator's InterProcessReadWriteLock: many readers or one
+// writer, in the order they asked (a reader waits on the first writer ahead
+// of it, so writers do not starve). Both locks are reentrant per Owner. The
+// write holder may take the read lock and then release the write lock
+// (downgrade, in Curator 5.5's form: the read node reuses the write node's
+// sequence, so a writer queued behind keeps waiting). A read holder asking
+// for the write lock gets ErrUpgrade instead of waiting on itself for ever.
+type ReadWriteLock struct {
+	read, write *Mutex
+}
+
+// NewReadWriteLock returns a read-write lock at path.
+func NewReadWriteLock(client *framework.Client, path string) (*ReadWriteLock, error) {
+	write, err := newMutex(client, path, WriteLockName, 1, writeDriver{})
+	if err != nil {
+		return nil, err
+	}
+	read, err := newMutex(client, path, ReadLockName, math.MaxInt32, readDriver{write: write})
+	if err != nil {
+		return nil, err
+	}
+	write.guard = func(o *Owner) error {
+		if read.IsOwnedBy(o) && !write.IsOwnedBy(o) {
+			return ErrUpgrade
+		}
+		return nil
+	}
+	return &ReadWriteLock{read: read, write: write}, nil
+}
+
+// ReadLock returns the lock readers share.
+func (rw *ReadWriteLock) ReadLock() *Mutex { return rw.read }
+
+// WriteLock returns the writers' lock.
+func (rw *ReadWriteLock) WriteLock() *Mutex { return rw.write }
+
+// rwFixForSorting sorts read and write nodes on their common sequence.
+func rwFixForSorting(name, _ string) string {
+	name = driver.StandardFixForSorting(name, ReadLockName)
+	return driver.StandardFixForSorting(name, WriteLockName)
+}
+
+// writeDriver is the standard driver sorting on the shared sequence.
+type writeDriver struct{ driver.Standard }
+
+func (writeDriver) FixForSorting(name, lockName string) string {
+	return rwFixForSorting(name, lockName)
+}
+
+// readDriver lets a reader hold while no writer is ahead of it.
+type readDriver struct {
+	driver.Standard
+	write *Mutex
+}
+
+func (readDriver) FixForSorting(name, lockName string) string { return rwFixForSorting(name, lockName) }
+
+// CreatesTheLock makes a standard node, except for the write holder
+// downgrading: its read node is ephemeral, not sequential, and carries the
+// write node's sequence (Curator 5.5, CURATOR-621).
+func (d readDriver) CreatesTheLock(ctx context.Context, client *framework.Client, path string, data []byte) (string, error) {
+	if o := OwnerFrom(ctx); o != nil {
+		if h := d.write.holdOf(o); h != nil {
+			_, name := framework.SplitPath(h.Path())
+			return client.Create(ctx, path+rwFixForSorting(name, ""), data,
+				framework.WithMode(framework.Ephemeral),
+				framework.WithProtection(),
+				framework.WithContainerParents(),
+			)
+		}
+	}
+	return d.Standard.CreatesTheLock(ctx, client, path, data)
+}
+
+// GetsTheLock holds iff no write node is ahead of ours, not counting the
+// write node that shares our sequence: that is our own, being downgraded.
+func (readDriver) GetsTheLock(children []string, ourNode string, _ int) (driver.Result, error) {
+	ourKey := rwFixForSorting(ourNode, "")
+	firstWrite := -1
+	for i, node := range children {
+		if node == ourNode {
+			if firstWrite < 0 {
+				return driver.Result{Held: true}, nil
+			}
+			return driver.Result{Watch: children[firstWrite]}, nil
+		}
+		if firstWrite < 0 && strings.Contains(node, WriteLockName) && rwFixForSorting(node, "") != ourKey {
+			firstWrite = i
+		}
+	}
+	return driver.Result{}, fmt.Errorf("%w: %s", driver.ErrNodeMissing, ourNode)
+}

@@ -1,0 +1,174 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// The layout of a Semaphore under its path P, as Curator's
+// InterProcessSemaphoreV2 has it: P/locks holds a Mutex that serialises
+// acquirers, and P/leases/_c_<uuid>-lease-NNNNNNNNNN one node per lease.
+const (
+	SemaphoreLockDir  = "locks"
+	SemaphoreLeaseDir = "leases"
+	LeaseName         = "lease-"
+)
+
+// Semaphore is Curator's InterProcessSemaphoreV2: at most maxLeases leases
+// are out at once, across processes. A lease is a *Hold: release it with
+// Hold.Release. Leases are not reentrant.
+type Semaphore struct {
+	client *framework.Client
+	path   string
+	leases string
+	lock   *Mutex
+	data   []byte
+
+	mu        sync.Mutex
+	maxLeases int
+	changed   chan struct{} // closed when maxLeases changes
+}
+
+// NewSemaphore returns a semaphore at path allowing maxLeases leases at once.
+func NewSemaphore(client *framework.Client, path string, maxLeases int) (*Semaphore, error) {
+	if maxLeases < 1 {
+		return nil, fmt.Errorf("%w: maxLeases %d, must be at least 1", ErrInvalidArg, maxLeases)
+	}
+	lock, err := NewMutex(client, framework.JoinPath(path, SemaphoreLockDir))
+	if err != nil {
+		return nil, err
+	}
+	return &Semaphore{
+		client: client, path: path, leases: framework.JoinPath(path, SemaphoreLeaseDir), lock: lock,
+		maxLeases: maxLeases, changed: make(chan struct{}),
+	}, nil
+}
+
+// SetMaxLeases changes the number of leases allowed at once, as following a
+// Curator SharedCount does; waiting acquirers look again.
+func (s *Semaphore) SetMaxLeases(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: maxLeases %d, must be at least 1", ErrInvalidArg, n)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n != s.maxLeases {
+		s.maxLeases = n
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
+	return nil
+}
+
+func (s *Semaphore) limit() (int, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxLeases, s.changed
+}
+
+// Acquire waits for one lease.
+func (s *Semaphore) Acquire(ctx context.Context) (*Hold, error) {
+	leases, err := s.AcquireN(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	return leases[0], nil
+}
+
+// AcquireN waits for n leases, taken one after another as Curator does. If
+// it fails or ctx ends, the leases it took are returned: none is left out.
+func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Hold, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("%w: %d leases, must be at least 1", ErrInvalidArg, n)
+	}
+	var got []*Hold
+	for range n {
+		h, err := s.acquireOne(ctx)
+		if err != nil {
+			return nil, errors.Join(err, ReleaseAll(context.WithoutCancel(ctx), got))
+		}
+		got = append(got, h)
+	}
+	return got, nil
+}
+
+// acquireOne takes the semaphore's mutex, adds a lease node and waits until
+// the leases directory holds at most maxLeases nodes.
+func (s *Semaphore) acquireOne(ctx context.Context) (*Hold, error) {
+	lock, err := s.lock.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release(context.WithoutCancel(ctx))
+	for recreates := 0; ; recreates++ {
+		path, err := s.client.Create(ctx, framework.JoinPath(s.leases, LeaseName), s.data,
+			framework.WithMode(framework.EphemeralSequential), framework.WithProtection(), framework.WithContainerParents())
+		if err != nil {
+			return nil, err
+		}
+		ok, err := s.waitForRoom(ctx, path)
+		if ok {
+			return newHold(s.client, path, func(ctx context.Context, p string) error { return releaseNode(ctx, s.client, p) }, nil, nil), nil
+		}
+		deleteNode(ctx, s.client, path)
+		if err != nil || recreates >= maxRecreates {
+			return nil, err
+		}
+	}
+}
+
+// waitForRoom waits until the lease at path is among at most maxLeases.
+// false with a nil error means the node vanished and must be made again.
+func (s *Semaphore) waitForRoom(ctx context.Context, path string) (bool, error) {
+	_, name := framework.SplitPath(path)
+	for {
+		max, changed := s.limit()
+		children, _, w, err := s.client.ChildrenW(ctx, s.leases)
+		if err != nil {
+			return false, err
+		}
+		if !slices.Contains(children, name) {
+			return false, nil
+		}
+		if len(children) <= max {
+			return true, nil
+		}
+		select {
+		case <-w.C():
+		case <-changed:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// Participants returns the full paths of the lease nodes.
+func (s *Semaphore) Participants(ctx context.Context) ([]string, error) {
+	children, _, err := s.client.Children(ctx, s.leases)
+	if isNoNode(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range children {
+		children[i] = framework.JoinPath(s.leases, c)
+	}
+	return children, nil
+}
+
+// ReleaseAll releases every hold, last first, and joins their errors.
+func ReleaseAll(ctx context.Context, holds []*Hold) error {
+	var errs []error
+	for i := len(holds) - 1; i >= 0; i-- {
+		if err := holds[i].Release(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

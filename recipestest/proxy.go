@@ -1,0 +1,246 @@
+package recipestest
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"sync"
+)
+
+// Proxy is a TCP fault proxy on 127.0.0.1 in front of one ZooKeeper server.
+// Point a client at Addr; then DropAll cuts every connection, Blackhole
+// silences them, and DropAfter loses the reply to one request. It parses
+// ZooKeeper's frames (a 4-byte length, then the payload) to find requests.
+type Proxy struct {
+	target string
+	ln     net.Listener
+	wg     sync.WaitGroup
+
+	mu        sync.Mutex
+	pipes     map[*pipe]struct{}
+	silent    bool
+	resume    chan struct{} // closed when the blackhole ends
+	dropAfter int32         // opcode whose reply to lose; 0: none
+	closed    bool
+}
+
+// NewProxy listens on a free 127.0.0.1 port and forwards to target.
+func NewProxy(target string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{target: target, ln: ln, pipes: make(map[*pipe]struct{}), resume: make(chan struct{})}
+	close(p.resume)
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// Addr returns the address clients connect to.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// DropAll closes every current connection; new ones are still accepted.
+func (p *Proxy) DropAll() {
+	p.mu.Lock()
+	pipes := make([]*pipe, 0, len(p.pipes))
+	for pp := range p.pipes {
+		pipes = append(pipes, pp)
+	}
+	p.mu.Unlock()
+	for _, pp := range pipes {
+		pp.close()
+	}
+}
+
+// Blackhole(true) stops forwarding in both directions without closing
+// anything: bytes wait in the proxy, as on a network that silently drops
+// packets, and new connections are accepted but not served. Blackhole(false)
+// forwards again, the held bytes first.
+func (p *Proxy) Blackhole(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if on == p.silent {
+		return
+	}
+	p.silent = on
+	if on {
+		p.resume = make(chan struct{})
+	} else {
+		close(p.resume)
+	}
+}
+
+// DropAfter arms a one-shot fault: the next request with this opcode (see
+// internal/zkwire's Op constants; go-zookeeper's Create is 1) reaches the
+// server, the proxy waits for the server's reply, discards it and closes
+// the client's connection. The request took effect; the client never hears.
+func (p *Proxy) DropAfter(opcode int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dropAfter = opcode
+}
+
+// Close stops accepting, closes every connection and waits for the proxy's
+// goroutines.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	if p.silent {
+		p.silent = false
+		close(p.resume)
+	}
+	p.mu.Unlock()
+	err := p.ln.Close()
+	p.DropAll()
+	p.wg.Wait()
+	return err
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		pp := &pipe{proxy: p, client: c, server: s, dropXid: -1}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			pp.close()
+			return
+		}
+		p.pipes[pp] = struct{}{}
+		p.mu.Unlock()
+		p.wg.Add(2)
+		go pp.forward(c, s, true)
+		go pp.forward(s, c, false)
+	}
+}
+
+// waitOpen blocks while the proxy is silent; false if the pipe closed.
+func (p *Proxy) waitOpen(pp *pipe) bool {
+	p.mu.Lock()
+	resume := p.resume
+	p.mu.Unlock()
+	select {
+	case <-resume:
+		return true
+	case <-pp.done():
+		return false
+	}
+}
+
+// takeDropAfter disarms and returns the armed opcode if it is op.
+func (p *Proxy) takeDropAfter(op int32) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dropAfter != 0 && p.dropAfter == op {
+		p.dropAfter = 0
+		return true
+	}
+	return false
+}
+
+// pipe is one proxied connection.
+type pipe struct {
+	proxy          *Proxy
+	client, server net.Conn
+
+	mu       sync.Mutex
+	dropXid  int32 // xid of the request whose reply is to be lost; -1: none
+	closedCh chan struct{}
+	isClosed bool
+}
+
+func (pp *pipe) done() <-chan struct{} {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	if pp.closedCh == nil {
+		pp.closedCh = make(chan struct{})
+		if pp.isClosed {
+			close(pp.closedCh)
+		}
+	}
+	return pp.closedCh
+}
+
+func (pp *pipe) close() {
+	pp.mu.Lock()
+	if !pp.isClosed {
+		pp.isClosed = true
+		if pp.closedCh != nil {
+			close(pp.closedCh)
+		}
+	}
+	pp.mu.Unlock()
+	pp.client.Close()
+	pp.server.Close()
+	pp.proxy.mu.Lock()
+	delete(pp.proxy.pipes, pp)
+	pp.proxy.mu.Unlock()
+}
+
+// forward copies frames from src to dst until either side fails. The first
+// frame each way is the session handshake; later client frames are requests
+// (xid, opcode, ...) and server frames replies (xid, zxid, err, ...).
+func (pp *pipe) forward(src, dst net.Conn, toServer bool) {
+	defer pp.proxy.wg.Done()
+	defer pp.close()
+	for first := true; ; first = false {
+		frame, err := readFrame(src)
+		if err != nil {
+			return
+		}
+		if !pp.proxy.waitOpen(pp) {
+			return
+		}
+		if !toServer && !first && len(frame) >= 8 {
+			xid := int32(binary.BigEndian.Uint32(frame[4:8]))
+			pp.mu.Lock()
+			drop := pp.dropXid >= 0 && xid == pp.dropXid
+			pp.mu.Unlock()
+			if drop {
+				return // the reply is lost with the connection
+			}
+		}
+		if toServer && !first && len(frame) >= 12 {
+			op := int32(binary.BigEndian.Uint32(frame[8:12]))
+			if pp.proxy.takeDropAfter(op) { // armed before the request can be answered
+				pp.mu.Lock()
+				pp.dropXid = int32(binary.BigEndian.Uint32(frame[4:8]))
+				pp.mu.Unlock()
+			}
+		}
+		if _, err := dst.Write(frame); err != nil {
+			return
+		}
+	}
+}
+
+// readFrame reads one length-prefixed frame, prefix included.
+func readFrame(r io.Reader) ([]byte, error) {
+	var size [4]byte
+	if _, err := io.ReadFull(r, size[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(size[:])
+	if n > 64<<20 {
+		return nil, errors.New("recipestest: frame too large")
+	}
+	frame := make([]byte, 4+n)
+	copy(frame, size[:])
+	_, err := io.ReadFull(r, frame[4:])
+	return frame, err
+}

@@ -1,0 +1,25 @@
+package retry_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/retry"
+)
+
+func ExampleDo() {
+	attempts := 0
+	err := retry.Do(context.Background(), retry.ExponentialBackoffRetry(time.Millisecond, 3),
+		func(ctx context.Context) error {
+			attempts++
+			if attempts < 3 {
+				return zk.ErrConnectionClosed // retryable: the loop tries again
+			}
+			return nil
+		})
+	fmt.Println(attempts, err)
+	// Output: 3 <nil>
+}

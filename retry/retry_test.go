@@ -1,0 +1,202 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/goleak"
+
+	"github.com/gocurator/curator/retry"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestExponentialBackoffRetry(t *testing.T) {
+	base := 10 * time.Millisecond
+	p := retry.ExponentialBackoffRetry(base, 5)
+	for n := 0; n < 5; n++ {
+		for range 200 {
+			sleep, ok := p.AllowRetry(n, 0)
+			if !ok {
+				t.Fatalf("retry %d refused", n)
+			}
+			if sleep < base || sleep >= base*time.Duration(int64(1)<<(n+1)) || sleep%base != 0 {
+				t.Fatalf("retry %d slept %v, want a multiple of %v in [%v, %v)", n, sleep, base, base, base*time.Duration(int64(1)<<(n+1)))
+			}
+		}
+	}
+	if _, ok := p.AllowRetry(5, 0); ok {
+		t.Fatal("retry beyond maxRetries allowed")
+	}
+	// maxRetries is capped at 29.
+	capped := retry.ExponentialBackoffRetry(time.Nanosecond, 100)
+	if _, ok := capped.AllowRetry(28, 0); !ok {
+		t.Fatal("retry 28 refused")
+	}
+	if _, ok := capped.AllowRetry(29, 0); ok {
+		t.Fatal("retry 29 allowed: maxRetries not capped at 29")
+	}
+}
+
+func TestExponentialBackoffRetrySpreads(t *testing.T) {
+	p := retry.ExponentialBackoffRetry(time.Millisecond, 10)
+	seen := map[time.Duration]bool{}
+	for range 500 {
+		s, _ := p.AllowRetry(4, 0)
+		seen[s] = true
+	}
+	if len(seen) < 10 {
+		t.Fatalf("only %d distinct sleeps at retry 4: not randomised", len(seen))
+	}
+}
+
+func TestBoundedSleeps(t *testing.T) {
+	for _, p := range []retry.Policy{
+		retry.BoundedExponentialBackoffRetry(time.Millisecond, 5*time.Millisecond, 20),
+		retry.ExponentialBackoffRetryMaxSleep(time.Millisecond, 20, 5*time.Millisecond),
+	} {
+		for n := range 20 {
+			if s, ok := p.AllowRetry(n, 0); !ok || s > 5*time.Millisecond || s < time.Millisecond {
+				t.Fatalf("retry %d: sleep %v ok=%v, want in [1ms, 5ms]", n, s, ok)
+			}
+		}
+	}
+}
+
+func TestFixedPolicies(t *testing.T) {
+	tests := []struct {
+		name    string
+		p       retry.Policy
+		retries int
+		elapsed time.Duration
+		ok      bool
+	}{
+		{"NTimes within", retry.RetryNTimes(3, time.Millisecond), 2, 0, true},
+		{"NTimes done", retry.RetryNTimes(3, time.Millisecond), 3, 0, false},
+		{"NTimes zero", retry.RetryNTimes(0, time.Millisecond), 0, 0, false},
+		{"OneTime first", retry.RetryOneTime(time.Millisecond), 0, 0, true},
+		{"OneTime second", retry.RetryOneTime(time.Millisecond), 1, 0, false},
+		{"UntilElapsed within", retry.RetryUntilElapsed(time.Second, time.Millisecond), 100, 999 * time.Millisecond, true},
+		{"UntilElapsed past", retry.RetryUntilElapsed(time.Second, time.Millisecond), 0, time.Second, false},
+		{"Forever", retry.RetryForever(time.Millisecond), 1 << 20, time.Hour, true},
+	}
+	for _, tt := range tests {
+		sleep, ok := tt.p.AllowRetry(tt.retries, tt.elapsed)
+		if ok != tt.ok || (ok && sleep != time.Millisecond) {
+			t.Errorf("%s: sleep=%v ok=%v, want ok=%v", tt.name, sleep, ok, tt.ok)
+		}
+	}
+}
+
+func TestIsRetryable(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{
+		{zk.ErrConnectionClosed, true},
+		{zk.ErrNoServer, true},
+		{zk.ErrSessionMoved, true},
+		{zk.ErrSessionExpired, true},
+		{retry.ErrOperationTimeout, true},
+		{errors.New("unknown error: -7"), true},
+		{fmt.Errorf("wrapped: %w", zk.ErrConnectionClosed), true},
+		{zk.ErrClosing, false},
+		{zk.ErrNoNode, false},
+		{zk.ErrNodeExists, false},
+		{context.Canceled, false},
+		{nil, false},
+	} {
+		if got := retry.IsRetryable(tt.err); got != tt.want {
+			t.Errorf("IsRetryable(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// counter is an op that fails with err its first `fails` calls.
+func counter(fails int, err error) (func(context.Context) error, *int) {
+	calls := 0
+	return func(context.Context) error {
+		calls++
+		if calls <= fails {
+			return err
+		}
+		return nil
+	}, &calls
+}
+
+func TestDoRetriesOnlyRetryableErrors(t *testing.T) {
+	ctx := context.Background()
+	op, calls := counter(2, zk.ErrConnectionClosed)
+	if err := retry.Do(ctx, retry.RetryNTimes(3, 0), op); err != nil || *calls != 3 {
+		t.Fatalf("retryable: err=%v calls=%d, want nil after 3", err, *calls)
+	}
+	op, calls = counter(5, zk.ErrNoNode)
+	if err := retry.Do(ctx, retry.RetryNTimes(3, 0), op); !errors.Is(err, zk.ErrNoNode) || *calls != 1 {
+		t.Fatalf("not retryable: err=%v calls=%d, want ErrNoNode after 1", err, *calls)
+	}
+	op, calls = counter(10, zk.ErrConnectionClosed)
+	if err := retry.Do(ctx, retry.RetryNTimes(3, 0), op); !errors.Is(err, zk.ErrConnectionClosed) || *calls != 4 {
+		t.Fatalf("exhausted: err=%v calls=%d, want the last error after 4", err, *calls)
+	}
+	op, calls = counter(10, zk.ErrConnectionClosed)
+	if err := retry.Do(ctx, nil, op); !errors.Is(err, zk.ErrConnectionClosed) || *calls != 1 {
+		t.Fatalf("nil policy: err=%v calls=%d", err, *calls)
+	}
+}
+
+func TestSessionFailedRetryPolicyRefusesExpiry(t *testing.T) {
+	p := retry.SessionFailedRetryPolicy(retry.RetryNTimes(3, 0))
+	op, calls := counter(10, fmt.Errorf("create: %w", zk.ErrSessionExpired))
+	if err := retry.Do(context.Background(), p, op); !errors.Is(err, zk.ErrSessionExpired) || *calls != 1 {
+		t.Fatalf("err=%v calls=%d, want expiry after 1 call", err, *calls)
+	}
+	op, calls = counter(2, zk.ErrConnectionClosed)
+	if err := retry.Do(context.Background(), p, op); err != nil || *calls != 3 {
+		t.Fatalf("other errors still retried: err=%v calls=%d", err, *calls)
+	}
+}
+
+func TestNestedDoDoesNotMultiplyRetries(t *testing.T) {
+	inner := 0
+	err := retry.Do(context.Background(), retry.RetryNTimes(3, 0), func(ctx context.Context) error {
+		return retry.Do(ctx, retry.RetryNTimes(3, 0), func(context.Context) error {
+			inner++
+			return zk.ErrConnectionClosed
+		})
+	})
+	if !errors.Is(err, zk.ErrConnectionClosed) || inner != 4 {
+		t.Fatalf("err=%v inner calls=%d, want 4 (1 + 3 outer retries)", err, inner)
+	}
+}
+
+func TestDoStopsWhenContextEndsDuringSleep(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	attempted := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- retry.Do(ctx, retry.RetryForever(time.Hour), func(context.Context) error {
+			close(attempted)
+			return zk.ErrConnectionClosed
+		})
+	}()
+	<-attempted
+	cancel()
+	err := <-done // an hour's sleep would hang the test here
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("err=%v, want context.Canceled wrapping the last error", err)
+	}
+}
+
+func TestDoWithDoneContextStillRunsOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	op, calls := counter(10, zk.ErrConnectionClosed)
+	err := retry.Do(ctx, retry.RetryForever(0), op)
+	if *calls != 1 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("calls=%d err=%v", *calls, err)
+	}
+}
