@@ -7,3 +7,5 @@ require (
 	github.com/go-zookeeper/zk v1.0.4
 	go.uber.org/goleak v1.3.0
 )
+
+require golang.org/x/sync v0.24.0

@@ -1,0 +1,158 @@
+package locks_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipestest"
+)
+
+// The holder's session expires: a waiter gets the lock, the holder is told,
+// and its Release says the lock was lost.
+func TestSessionExpiryLosesTheHold(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	killer := recipestest.NewSessionKiller()
+	holderClient := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(killer.Dialer(nil)))
+	waiterClient := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	holder, _ := locks.NewMutex(holderClient, "/lock")
+	waiter, _ := locks.NewMutex(waiterClient, "/lock")
+	h, err := holder.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := h.Lost()
+	got := make(chan *locks.Hold, 1)
+	go func() {
+		h2, err := waiter.Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- h2
+	}()
+	waitParticipants(t, waiter, 2)
+	if err := killer.Kill(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h2 := <-got
+	<-lost
+	if !errors.Is(h.Err(), locks.ErrLockLost) {
+		t.Fatalf("Err after loss: %v", h.Err())
+	}
+	if err := h.Release(ctx); !errors.Is(err, locks.ErrLockLost) {
+		t.Fatalf("Release of a lost hold: %v, want ErrLockLost", err)
+	}
+	if err := h2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A hold whose node an administrator deletes is lost, and its fence no
+// longer lets a transaction through; a later hold has a larger token.
+func TestFencing(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	m, _ := locks.NewMutex(cs[0], "/lock")
+	cs[0].Create(ctx, "/resource", []byte("0"))
+
+	h1, _ := m.Acquire(ctx)
+	t1, err := h1.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs[0].Txn(ctx, h1.Fence(), framework.SetDataOp("/resource", []byte("1"), -1)); err != nil {
+		t.Fatalf("fenced write while held: %v", err)
+	}
+	h1.Release(ctx)
+
+	h2, _ := m.Acquire(ctx)
+	t2, _ := h2.Token(ctx)
+	if t2 <= t1 {
+		t.Fatalf("token %d after %d: not increasing", t2, t1)
+	}
+	lost := h2.Lost()
+	if err := cs[1].Delete(ctx, h2.Path()); err != nil { // an administrator steps in
+		t.Fatal(err)
+	}
+	<-lost
+	if _, err := cs[0].Txn(ctx, h2.Fence(), framework.SetDataOp("/resource", []byte("2"), -1)); !errors.Is(err, framework.ErrNoNode) {
+		t.Fatalf("fenced write after loss: %v, want ErrNoNode", err)
+	}
+	if data, _, _ := cs[0].Get(ctx, "/resource"); string(data) != "1" {
+		t.Fatalf("resource %q: the lost holder's write went through", data)
+	}
+	if err := h2.Release(ctx); !errors.Is(err, locks.ErrLockLost) {
+		t.Fatalf("Release after loss: %v", err)
+	}
+}
+
+func TestRevocation(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	m, _ := locks.NewMutex(cs[0], "/lock")
+	asked := make(chan struct{}, 1)
+	m.MakeRevocable(func() { asked <- struct{}{} })
+	h, _ := m.Acquire(ctx)
+	if err := locks.Revoke(ctx, cs[1], h.Path()); err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := locks.Revoke(ctx, cs[1], h.Path()); err != nil {
+		t.Fatalf("revoking a released node: %v", err)
+	}
+}
+
+// A release wakes exactly one waiter: the next in line.
+func TestNoHerd(t *testing.T) {
+	const waiters = 6
+	ns := recipestest.Namespace(t)
+	ctx := ctxT(t)
+	counters := make([]*recipestest.Counter, waiters+1)
+	mutexes := make([]*locks.Mutex, waiters+1)
+	cls := make([]*framework.Client, waiters+1)
+	for i := range counters {
+		counters[i] = recipestest.NewCounter()
+		cls[i] = newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(counters[i].Dialer(nil)))
+		mutexes[i], _ = locks.NewMutex(cls[i], "/lock")
+	}
+	h, err := mutexes[0].Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holds := make([]chan *locks.Hold, waiters+1)
+	for i := 1; i <= waiters; i++ {
+		holds[i] = make(chan *locks.Hold, 1)
+		go func() {
+			h, err := mutexes[i].Acquire(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			holds[i] <- h
+		}()
+		waitParticipants(t, mutexes[0], i+1)
+	}
+	total := func() int64 {
+		// A round trip on every session first: ZooKeeper delivers a
+		// session's notifications before later replies.
+		var n int64
+		for i, c := range cls {
+			c.Exists(ctx, "/")
+			n += counters[i].Notifications()
+		}
+		return n
+	}
+	before := total()
+	for i := 1; i <= waiters; i++ {
+		h.Release(ctx)
+		h = <-holds[i]
+		if got := total() - before; got != int64(i) {
+			t.Fatalf("after %d releases, %d notifications: a release woke more than one waiter", i, got)
+		}
+	}
+	h.Release(ctx)
+}

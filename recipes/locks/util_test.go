@@ -1,0 +1,9 @@
+package locks_test
+
+import (
+	"errors"
+
+	"github.com/gocurator/curator/framework"
+)
+
+func isNoNode(err error) bool { return errors.Is(err, framework.ErrNoNode) }

@@ -1,0 +1,97 @@
+package recipestest
+
+import (
+	"encoding/binary"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Counter counts a client's traffic on the wire: the requests it sends
+// (pings and session handshakes left out) and the watch notifications it
+// receives. Give the client Counter.Dialer as its dialer.
+type Counter struct {
+	requests      atomic.Int64
+	notifications atomic.Int64
+}
+
+// NewCounter returns a counter at zero.
+func NewCounter() *Counter { return &Counter{} }
+
+// Requests returns the requests sent so far.
+func (c *Counter) Requests() int64 { return c.requests.Load() }
+
+// Notifications returns the watch notifications received so far.
+func (c *Counter) Notifications() int64 { return c.notifications.Load() }
+
+// Dialer wraps next (net.DialTimeout if nil) so that every connection is
+// counted.
+func (c *Counter) Dialer(next zk.Dialer) zk.Dialer {
+	if next == nil {
+		next = net.DialTimeout
+	}
+	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		conn, err := next(network, addr, timeout)
+		if err != nil {
+			return nil, err
+		}
+		cc := &countingConn{Conn: conn}
+		cc.out.onFrame = func(p []byte) { // xid, opcode, ...
+			if len(p) >= 8 && int32(binary.BigEndian.Uint32(p[4:8])) != 11 { // 11: ping
+				c.requests.Add(1)
+			}
+		}
+		cc.in.onFrame = func(p []byte) { // xid -1: a watch notification
+			if len(p) >= 4 && int32(binary.BigEndian.Uint32(p[0:4])) == -1 {
+				c.notifications.Add(1)
+			}
+		}
+		return cc, nil
+	}
+}
+
+type countingConn struct {
+	net.Conn
+	in, out frameSplitter
+}
+
+func (c *countingConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.in.feed(b[:n])
+	return n, err
+}
+
+func (c *countingConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.out.feed(b[:n])
+	return n, err
+}
+
+// frameSplitter cuts a byte stream into length-prefixed frames and hands
+// each payload but the first (the session handshake) to onFrame.
+type frameSplitter struct {
+	mu      sync.Mutex
+	buf     []byte
+	seen    bool
+	onFrame func(payload []byte)
+}
+
+func (f *frameSplitter) feed(b []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf = append(f.buf, b...)
+	for len(f.buf) >= 4 {
+		n := int(binary.BigEndian.Uint32(f.buf[:4]))
+		if len(f.buf) < 4+n {
+			return
+		}
+		if f.seen {
+			f.onFrame(f.buf[4 : 4+n])
+		}
+		f.seen = true
+		f.buf = f.buf[4+n:]
+	}
+}
