@@ -5,8 +5,10 @@
 // kind: mutex | read | write | semaphore. In each critical section it adds an
 // ephemeral sequential marker under occupancyPath ("r-" for readers, "w-"
 // otherwise), lists the markers and counts a violation if the lock's rule is
-// broken, then removes its marker. It prints "HOLDING <participants>" on the
-// first hold and "DONE violations=<n>" at the end.
+// broken, then removes its marker. With -Dpeer.waitForQueue=true, on its
+// first hold it waits (up to 20 s) for a second participant, prints
+// "HOLDING <participants>", and goes on. It prints "DONE violations=<n>" at
+// the end.
 import java.util.Collection;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
@@ -45,8 +47,13 @@ public class CuratorPeer {
             } else {
                 lock.acquire();
             }
-            if (i == 0) {
-                Collection<String> who = sem != null ? sem.getParticipantNodes() : ((InterProcessMutex) lock).getParticipantNodes();
+            if (i == 0 && Boolean.getBoolean("peer.waitForQueue")) {
+                // Hold until another participant queues (at most 20 s), so the
+                // test sees both sides in one queue.
+                Collection<String> who = participants(lock, sem);
+                for (long end = System.currentTimeMillis() + 20000; who.size() < 2 && System.currentTimeMillis() < end; who = participants(lock, sem)) {
+                    Thread.sleep(10);
+                }
                 System.out.println("HOLDING " + String.join(",", who));
                 System.out.flush();
             }
@@ -73,5 +80,9 @@ public class CuratorPeer {
         }
         System.out.println("DONE violations=" + violations);
         client.close();
+    }
+
+    private static Collection<String> participants(InterProcessLock lock, InterProcessSemaphoreV2 sem) throws Exception {
+        return sem != null ? sem.getParticipantNodes() : ((InterProcessMutex) lock).getParticipantNodes();
     }
 }

@@ -1,0 +1,165 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locks"
+)
+
+func TestReadWriteLockUnderLoad(t *testing.T) {
+	const workers, cycles = 8, 10
+	cs := clients(t, workers)
+	var readers, writers occupancy
+	var violations atomic.Int32
+	g, ctx := errgroup.WithContext(ctxT(t))
+	for w, c := range cs {
+		rw, err := locks.NewReadWriteLock(c, "/rw")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Go(func() error {
+			for i := range cycles {
+				write := (w*cycles+i)%5 == 0 // 20% writes, by a fixed pattern
+				l := rw.ReadLock()
+				if write {
+					l = rw.WriteLock()
+				}
+				h, err := l.Acquire(ctx)
+				if err != nil {
+					return err
+				}
+				if write {
+					writers.enter()
+					if readers.inside.Load() != 0 || writers.inside.Load() != 1 {
+						violations.Add(1)
+					}
+				} else {
+					readers.enter()
+					if writers.inside.Load() != 0 {
+						violations.Add(1)
+					}
+				}
+				_, _, err = c.Exists(ctx, "/rw")
+				if write {
+					writers.leave()
+				} else {
+					readers.leave()
+				}
+				if err != nil {
+					return err
+				}
+				if err := h.Release(ctx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n := violations.Load(); n != 0 {
+		t.Fatalf("%d times a writer overlapped another holder", n)
+	}
+	if readers.most.Load() < 2 {
+		t.Logf("readers never overlapped (most at once: %d)", readers.most.Load())
+	}
+}
+
+var rwNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-__(READ|WRIT)__\d{10}$`)
+
+// The write holder downgrades: it takes the read lock, releases the write
+// lock, and a writer queued behind it still waits for the read to go.
+func TestReadWriteLockDowngrade(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	rw, _ := locks.NewReadWriteLock(cs[0], "/rw")
+	other, _ := locks.NewReadWriteLock(cs[1], "/rw")
+	octx := locks.WithOwner(ctx, locks.NewOwner())
+	w, err := rw.WriteLock().Acquire(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *locks.Hold, 1)
+	go func() {
+		h, err := other.WriteLock().Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- h
+	}()
+	waitParticipants(t, rw.WriteLock(), 2)
+	r, err := rw.ReadLock().Acquire(octx)
+	if err != nil {
+		t.Fatalf("downgrade: %v", err)
+	}
+	_, wname := framework.SplitPath(w.Path())
+	_, rname := framework.SplitPath(r.Path())
+	if !rwNode.MatchString(wname) || !rwNode.MatchString(rname) || wname[len(wname)-10:] != rname[len(rname)-10:] {
+		t.Fatalf("downgraded read node %q does not reuse write node %q's sequence", rname, wname)
+	}
+	if err := w.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-got:
+		t.Fatal("a queued writer got in while the downgraded read was held")
+	default:
+	}
+	// The queued writer is still there, waiting on the read node.
+	nodes, _ := rw.WriteLock().Participants(ctx)
+	if len(nodes) != 2 || !strings.Contains(nodes[0], "__READ__") {
+		t.Fatalf("queue after downgrade: %v", nodes)
+	}
+	r.Release(ctx)
+	h := <-got
+	h.Release(ctx)
+}
+
+func TestReadWriteLockRefusesUpgrade(t *testing.T) {
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	rw, _ := locks.NewReadWriteLock(c, "/rw")
+	octx := locks.WithOwner(ctx, locks.NewOwner())
+	r, _ := rw.ReadLock().Acquire(octx)
+	if _, err := rw.WriteLock().Acquire(octx); !errors.Is(err, locks.ErrUpgrade) {
+		t.Fatalf("upgrade: %v, want ErrUpgrade", err)
+	}
+	r.Release(ctx)
+	if p, _ := rw.ReadLock().Participants(ctx); len(p) != 0 {
+		t.Fatalf("nodes left: %v", p)
+	}
+}
+
+// A reader waits on the first writer ahead of it, and readers ahead of a
+// writer share the lock.
+func TestReadersWaitOnTheWriterAhead(t *testing.T) {
+	cs := clients(t, 3)
+	ctx := ctxT(t)
+	a, _ := locks.NewReadWriteLock(cs[0], "/rw")
+	b, _ := locks.NewReadWriteLock(cs[1], "/rw")
+	c, _ := locks.NewReadWriteLock(cs[2], "/rw")
+	r1, _ := a.ReadLock().Acquire(ctx)
+	wgot := make(chan *locks.Hold, 1)
+	go func() { h, _ := b.WriteLock().Acquire(ctx); wgot <- h }()
+	waitParticipants(t, a.ReadLock(), 2)
+	rctx, cancel := context.WithCancel(ctx)
+	rgot := make(chan error, 1)
+	go func() { _, err := c.ReadLock().Acquire(rctx); rgot <- err }()
+	waitParticipants(t, a.ReadLock(), 3)
+	cancel() // the late reader waited behind the writer
+	if err := <-rgot; !errors.Is(err, context.Canceled) {
+		t.Fatalf("reader behind a writer: %v, want it to wait", err)
+	}
+	r1.Release(ctx)
+	w := <-wgot
+	w.Release(ctx)
+}
