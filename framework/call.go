@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -23,12 +24,17 @@ func (c *Client) do(ctx context.Context, op, path string, fn func(ctx context.Co
 	return opErr(op, path, err)
 }
 
+// undoGrace is how long a cancelled call whose effect must be undone (a
+// create) waits for the server's answer, so that the undo can happen before
+// the caller returns. Connected, the answer takes one round trip.
+const undoGrace = time.Second
+
 // call runs f, a blocking go-zookeeper call, and returns its error, or
-// ctx.Err() as soon as ctx is done. go-zookeeper cannot cancel a request, so
-// an abandoned f runs on in its goroutine (Close waits for it); when it
-// finally returns, late is called with its error so a caller can undo what
-// the request did after all. late may be nil.
-func (c *Client) call(ctx context.Context, f func() error, late func(error)) error {
+// ctx.Err() once ctx is done. go-zookeeper cannot cancel a request, so f
+// runs on in its goroutine (Close waits for it). If undo is set, a
+// cancelled call first waits up to undoGrace for f's answer and hands it to
+// undo before returning; later than that, undo runs when f returns.
+func (c *Client) call(ctx context.Context, f func() error, undo func(error)) error {
 	if ctx.Done() == nil {
 		return f()
 	}
@@ -38,7 +44,6 @@ func (c *Client) call(ctx context.Context, f func() error, late func(error)) err
 	var (
 		mu        sync.Mutex
 		abandoned bool
-		finished  bool
 		done      = make(chan error, 1)
 	)
 	c.wg.Add(1)
@@ -46,28 +51,39 @@ func (c *Client) call(ctx context.Context, f func() error, late func(error)) err
 		defer c.wg.Done()
 		err := f()
 		mu.Lock()
-		if abandoned {
-			mu.Unlock()
-			if late != nil {
-				late(err)
-			}
-			return
+		late := abandoned
+		if !late {
+			done <- err
 		}
-		finished = true
 		mu.Unlock()
-		done <- err
+		if late && undo != nil {
+			undo(err)
+		}
 	}()
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		mu.Lock()
-		if finished {
-			mu.Unlock()
-			return <-done
-		}
-		abandoned = true
-		mu.Unlock()
-		return ctx.Err()
 	}
+	if undo != nil {
+		t := time.NewTimer(undoGrace)
+		defer t.Stop()
+		select {
+		case err := <-done:
+			undo(err)
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	select {
+	case err := <-done: // answered just now
+		if undo != nil {
+			undo(err)
+		}
+	default:
+		abandoned = true
+	}
+	return ctx.Err()
 }

@@ -167,7 +167,8 @@ func (c *Client) createNode(ctx context.Context, conn *zk.Conn, full string, dat
 }
 
 // createRaw is one create request. If the caller gives up before the answer
-// and the node was created after all, it is deleted in the background.
+// and the node was created after all, the node is deleted: before Create
+// returns if the answer comes within undoGrace, in the background otherwise.
 func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data []byte, acl []zk.ACL, o createOpts) (string, error) {
 	var p string
 	err := c.call(ctx, func() error {
@@ -183,16 +184,26 @@ func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data
 		return err
 	}, func(err error) {
 		if err == nil {
-			created := p
-			c.janitor.add("delete node of an abandoned create", created, func(ctx context.Context) error {
-				return c.deleteRaw(ctx, created, 0)
-			})
+			c.undoCreate(p)
 		}
 	})
 	if err != nil {
 		return "", err // p may still be written by an abandoned call
 	}
 	return p, nil
+}
+
+// undoCreate deletes a node whose create the caller abandoned: at once if it
+// can, else through the janitor. Version 0: a node someone has written to
+// since is no longer only ours.
+func (c *Client) undoCreate(full string) {
+	ctx, cancel := context.WithTimeout(context.Background(), undoGrace)
+	defer cancel()
+	if err := c.deleteRaw(ctx, full, 0); err != nil {
+		c.janitor.add("delete node of an abandoned create", full, func(ctx context.Context) error {
+			return c.deleteRaw(ctx, full, 0)
+		})
+	}
 }
 
 // mkdirs creates full and its missing ancestors, top down.
