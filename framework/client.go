@@ -90,8 +90,7 @@ func New(connectString string, opts ...Option) (*Client, error) {
 }
 
 // Start connects in the background; use BlockUntilConnected to wait.
-// Starting twice, or after Close, is an error. A New client holds a
-// listener goroutine already: Close it even if it is never started.
+// Starting twice, or after Close, is an error.
 func (c *Client) Start() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

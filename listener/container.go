@@ -21,6 +21,7 @@ type Container[E any] struct {
 	mu        sync.Mutex
 	listeners []*entry[E]
 	queue     []E
+	started   bool // the delivery goroutine runs (from the first Post)
 	closed    bool
 
 	wake    chan struct{} // capacity 1: "the queue may be non-empty"
@@ -33,23 +34,22 @@ type entry[E any] struct {
 	removed bool // guarded by Container.mu
 }
 
-// NewContainer starts a container holding at most limit undelivered events
+// NewContainer returns a container holding at most limit undelivered events
 // (DefaultLimit if limit < 1). When a post finds the queue full, fold is given
 // the pending events and returns the shorter list to keep; a nil fold drops the
-// oldest event. Close stops the container's goroutine.
+// oldest event. The first Post starts the container's goroutine; Close stops
+// it.
 func NewContainer[E any](limit int, fold func(pending []E) []E) *Container[E] {
 	if limit < 1 {
 		limit = DefaultLimit
 	}
-	c := &Container[E]{
+	return &Container[E]{
 		fold:    fold,
 		limit:   limit,
 		wake:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),
 		stopped: make(chan struct{}),
 	}
-	go c.deliver()
-	return c
 }
 
 // Add registers fn and returns a function that removes it. After remove
@@ -93,6 +93,10 @@ func (c *Container[E]) Post(ev E) {
 		}
 	}
 	c.queue = append(c.queue, ev)
+	if !c.started {
+		c.started = true
+		go c.deliver()
+	}
 	c.mu.Unlock()
 	select {
 	case c.wake <- struct{}{}:
@@ -108,8 +112,11 @@ func (c *Container[E]) Close() {
 		c.closed = true
 		close(c.quit)
 	}
+	started := c.started
 	c.mu.Unlock()
-	<-c.stopped
+	if started {
+		<-c.stopped
+	}
 }
 
 func (c *Container[E]) deliver() {

@@ -1,0 +1,238 @@
+package recipestest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
+	"github.com/gocurator/curator/recipestest"
+)
+
+var server *recipestest.Server
+
+func TestMain(m *testing.M) {
+	srv, err := recipestest.NewServer()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	server = srv
+	recipestest.VerifyTestMain(m, func() { srv.Close() })
+}
+
+// connect opens a bare go-zookeeper session and returns it with its event
+// channel; the kit is tested without our own client in between.
+func connect(t *testing.T, addr string, dialer zk.Dialer) (*zk.Conn, <-chan zk.Event) {
+	t.Helper()
+	if dialer == nil {
+		dialer = net.DialTimeout
+	}
+	conn, events, err := zk.Connect(strings.Split(addr, ","), 4*time.Second, zk.WithDialer(dialer), zk.WithLogInfo(false), zk.WithLogger(quiet{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	waitEvent(t, events, zk.StateHasSession)
+	return conn, events
+}
+
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
+
+// waitEvent waits for a session event with state s.
+func waitEvent(t *testing.T, events <-chan zk.Event, s zk.State) {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Type == zk.EventSession && ev.State == s {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %v event", s)
+		}
+	}
+}
+
+func TestServerRestartKeepsSessions(t *testing.T) {
+	srv := recipestest.StartServer(t)
+	conn, events := connect(t, srv.ConnectString(), nil)
+	if _, err := conn.Create("/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	id := conn.SessionID()
+	srv.Stop()
+	waitEvent(t, events, zk.StateDisconnected)
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events, zk.StateHasSession)
+	if conn.SessionID() != id {
+		t.Fatalf("session %x became %x", id, conn.SessionID())
+	}
+	if ok, _, err := conn.Exists("/eph"); !ok || err != nil {
+		t.Fatalf("ephemeral after restart: %v %v", ok, err)
+	}
+	if n, err := srv.Received(context.Background()); err != nil || n <= 0 {
+		t.Fatalf("Received = %d, %v", n, err)
+	}
+}
+
+func TestSessionKillerExpiresTheSession(t *testing.T) {
+	killer := recipestest.NewSessionKiller()
+	conn, events := connect(t, server.Addr(), killer.Dialer(nil))
+	path, err := conn.Create("/"+recipestest.Namespace(t), nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := conn.SessionID()
+	if killer.SessionID() != old {
+		t.Fatalf("killer saw session %x, client has %x", killer.SessionID(), old)
+	}
+	if err := killer.Kill(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events, zk.StateExpired)
+	waitEvent(t, events, zk.StateHasSession)
+	if conn.SessionID() == old {
+		t.Fatal("same session after the kill")
+	}
+	if ok, _, _ := conn.Exists(path); ok {
+		t.Fatal("the killed session's ephemeral node survived")
+	}
+}
+
+func TestProxyDropAllAndBlackhole(t *testing.T) {
+	proxy, err := recipestest.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	conn, events := connect(t, proxy.Addr(), nil)
+	id := conn.SessionID()
+	proxy.DropAll()
+	waitEvent(t, events, zk.StateDisconnected)
+	waitEvent(t, events, zk.StateHasSession)
+	if conn.SessionID() != id {
+		t.Fatal("DropAll cost the session")
+	}
+	// Silenced past its timeout, the session expires on the server.
+	proxy.Blackhole(true)
+	waitEvent(t, events, zk.StateDisconnected)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _ := server.Command(context.Background(), "cons")
+		if !strings.Contains(out, fmt.Sprintf("sid=0x%x", id)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the silenced session never expired")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	proxy.Blackhole(false)
+	waitEvent(t, events, zk.StateExpired)
+}
+
+// DropAfter: the create commits, its reply is lost with the connection.
+func TestProxyDropAfterLosesTheReply(t *testing.T) {
+	proxy, err := recipestest.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	conn, _ := connect(t, proxy.Addr(), nil)
+	path := "/" + recipestest.Namespace(t)
+	proxy.DropAfter(zkwire.OpCreate)
+	if _, err := conn.Create(path, nil, 0, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("create through DropAfter: %v, want a lost connection", err)
+	}
+	probe, _ := connect(t, server.Addr(), nil)
+	if ok, _, err := probe.Exists(path); !ok || err != nil {
+		t.Fatalf("the create did not commit: %v %v", ok, err)
+	}
+	probe.Delete(path, -1)
+}
+
+func TestEnsembleSurvivesAFollowerAndRestartsIt(t *testing.T) {
+	ens, err := recipestest.StartEnsemble(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ens.Close()
+	ctx := context.Background()
+	leader, err := ens.Leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower := (leader + 1) % 3
+	if err := ens.Kill(follower); err != nil {
+		t.Fatal(err)
+	}
+	conn, _ := connect(t, ens.ConnectString(), nil)
+	for i := range 5 {
+		if _, err := conn.Create(fmt.Sprintf("/n%d", i), nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatalf("write with a member down: %v", err)
+		}
+	}
+	if err := ens.Restart(follower); err != nil {
+		t.Fatal(err)
+	}
+	// Every member, the restarted one included, has the same tree.
+	want := ""
+	for i := range 3 {
+		c, _ := connect(t, ens.Member(i), nil)
+		c.Sync("/")
+		kids, _, err := c.Children("/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := fmt.Sprint(sorted(kids))
+		if i == 0 {
+			want = got
+		} else if got != want {
+			t.Fatalf("member %d sees %s, member 0 %s", i, got, want)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+func TestMissingZooKeeperSaysHowToInstall(t *testing.T) {
+	t.Setenv("ZOOKEEPER_HOME", t.TempDir())
+	_, err := recipestest.NewServer()
+	if !errors.Is(err, recipestest.ErrNoZooKeeper) || !strings.Contains(err.Error(), "apt-get install -y zookeeper") {
+		t.Fatalf("NewServer without ZooKeeper: %v", err)
+	}
+}
+
+func TestNamespaceIsFreshAndValid(t *testing.T) {
+	a, b := recipestest.Namespace(t), recipestest.Namespace(t)
+	if a == b {
+		t.Fatal("two namespaces alike")
+	}
+	if _, err := framework.New("127.0.0.1:1", framework.WithNamespace(a)); err != nil {
+		t.Fatalf("namespace %q rejected: %v", a, err)
+	}
+}
