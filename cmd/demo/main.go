@@ -1,0 +1,192 @@
+// Command demo starts a throwaway ZooKeeper on a loopback port and shows
+// gocurator at work: connection states, a few operations, then several
+// workers, each with its own session, passing one lock around.
+//
+//	go run ./cmd/demo            (scripts/demo installs ZooKeeper first)
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/retry"
+)
+
+func main() {
+	workers := flag.Int("workers", 4, "lock workers, each with its own session")
+	rounds := flag.Int("rounds", 2, "times each worker takes the lock")
+	flag.Parse()
+	if err := run(*workers, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(workers, rounds int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	fmt.Println("starting a throwaway ZooKeeper on 127.0.0.1 ...")
+	srv, err := recipestest.NewServer()
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	fmt.Println("ZooKeeper is up at", srv.ConnectString())
+
+	// 1. Connection states.
+	client, err := newClient(srv.ConnectString())
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	states := make(chan listener.ConnectionState, 16)
+	client.AddConnectionStateListener(func(s listener.ConnectionState) {
+		fmt.Println("  [connection]", s)
+		select {
+		case states <- s:
+		default: // nobody waits any more
+		}
+	})
+	if err := client.Start(); err != nil {
+		return err
+	}
+	if err := client.BlockUntilConnected(ctx); err != nil {
+		return err
+	}
+	waitState(ctx, states, listener.Connected)
+	fmt.Printf("session %#x, timeout %v\n", client.SessionID(), client.SessionTimeout())
+
+	// 2. A few operations.
+	fmt.Println("\n== operations (namespace \"demo\") ==")
+	p, err := client.Create(ctx, "/config/db", []byte("postgres://db:5432"), framework.WithContainerParents())
+	if err != nil {
+		return err
+	}
+	data, stat, _ := client.Get(ctx, p)
+	fmt.Printf("created %s = %q (version %d)\n", p, data, stat.Version)
+	w, err := client.Create(ctx, "/workers/w-", nil, framework.WithMode(framework.EphemeralSequential),
+		framework.WithProtection(), framework.WithContainerParents())
+	if err != nil {
+		return err
+	}
+	fmt.Println("protected ephemeral-sequential node:", w)
+	if _, err := client.Set(ctx, p, []byte("postgres://db2:5432"), 0); err != nil {
+		return err
+	}
+	_, err = client.Set(ctx, p, []byte("stale"), 0)
+	fmt.Println("set with a stale version:", err)
+
+	fmt.Println("\n== the server restarts: Suspended, then Reconnected on the same session ==")
+	srv.Stop()
+	waitState(ctx, states, listener.Suspended)
+	if err := srv.Restart(); err != nil {
+		return err
+	}
+	waitState(ctx, states, listener.Reconnected)
+	fmt.Printf("session %#x\n", client.SessionID())
+
+	// 3. The lock demo.
+	fmt.Printf("\n== %d workers, each with its own session, pass /locks/demo around ==\n", workers)
+	return lockDemo(ctx, srv.ConnectString(), workers, rounds)
+}
+
+func lockDemo(ctx context.Context, connect string, workers, rounds int) error {
+	var wg sync.WaitGroup
+	var print sync.Mutex
+	errs := make(chan error, workers)
+	clients := make([]*framework.Client, workers)
+	for i := range clients {
+		c, err := newClient(connect)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if err := c.Start(); err != nil {
+			return err
+		}
+		clients[i] = c
+	}
+	for i, c := range clients {
+		m, err := locks.NewMutex(c, "/locks/demo")
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range rounds {
+				h, err := m.Acquire(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				token, _ := h.Token(ctx)
+				queue, _ := m.Participants(ctx)
+				print.Lock()
+				fmt.Printf("worker %d has the lock (round %d, fencing token %d); queue:\n", i, round+1, token)
+				for n, q := range queue {
+					mark := "  waiting"
+					if q == h.Path() {
+						mark = "  HOLDER "
+					} else if n == 0 {
+						mark = "  leaving"
+					}
+					fmt.Printf("%s %s\n", mark, short(q))
+				}
+				print.Unlock()
+				time.Sleep(50 * time.Millisecond) // the critical section
+				if err := h.Release(ctx); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		return err
+	}
+	fmt.Println("every worker released; done.")
+	return nil
+}
+
+// short keeps a lock node's name readable: the uuid's first block.
+func short(path string) string {
+	_, name := framework.SplitPath(path)
+	if id := framework.ProtectedID(name); id != "" {
+		return strings.Replace(name, id, id[:8]+"…", 1)
+	}
+	return name
+}
+
+func newClient(connect string) (*framework.Client, error) {
+	return framework.New(connect,
+		framework.WithNamespace("demo"),
+		framework.WithSessionTimeout(10*time.Second),
+		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(50*time.Millisecond, 10)))
+}
+
+// waitState waits until the listener has printed want.
+func waitState(ctx context.Context, states <-chan listener.ConnectionState, want listener.ConnectionState) {
+	for {
+		select {
+		case s := <-states:
+			if s == want {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
