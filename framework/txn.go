@@ -109,6 +109,9 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			return err
 		}, nil)
 	})
+	if err != nil && ctx.Err() != nil {
+		return nil, err // res may still be written by an abandoned call
+	}
 	if err == nil && len(res) != len(ops) {
 		err = opErr("txn", ops[0].path, fmt.Errorf("%w: %d results for %d ops", zk.ErrAPIError, len(res), len(ops)))
 	}

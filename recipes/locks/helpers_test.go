@@ -2,10 +2,13 @@ package locks_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locks"
 )
 
 type participants interface {
@@ -43,5 +46,22 @@ func waitGone(t testing.TB, c *framework.Client, path string) {
 			t.Fatalf("%s still exists", path)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+type atomicCounter struct{ n atomic.Int64 }
+
+func (c *atomicCounter) add() { c.n.Add(1) }
+
+func isLost(err error) bool { return errors.Is(err, locks.ErrLockLost) }
+
+// acquireRetrying acquires, trying again after errors a failover causes
+// (the retry policy can run out while the ensemble elects a leader).
+func acquireRetrying(ctx context.Context, m *locks.Mutex) (*locks.Hold, error) {
+	for {
+		h, err := m.Acquire(ctx)
+		if err == nil || ctx.Err() != nil || !errors.Is(err, framework.ErrConnectionLoss) && !errors.Is(err, framework.ErrSessionExpired) {
+			return h, err
+		}
 	}
 }

@@ -1,0 +1,156 @@
+package locks_test
+
+import (
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
+	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipestest"
+)
+
+// The server restarts while a lock is held and others wait: the sessions
+// survive, the holder releases, and the waiters are served one at a time.
+func TestServerRestartWhileWaiting(t *testing.T) {
+	srv := recipestest.StartServer(t)
+	const n = 4
+	cs := make([]*framework.Client, n)
+	ms := make([]*locks.Mutex, n)
+	for i := range cs {
+		cs[i] = newClientAt(t, srv.ConnectString(), framework.WithSessionTimeout(8*time.Second))
+		ms[i], _ = locks.NewMutex(cs[i], "/lock")
+	}
+	ctx := ctxT(t)
+	h, err := ms[0].Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var occ occupancy
+	g, gctx := errgroup.WithContext(ctx)
+	for i := 1; i < n; i++ {
+		g.Go(func() error {
+			h, err := ms[i].Acquire(gctx)
+			if err != nil {
+				return err
+			}
+			occ.enter()
+			_, _, err = cs[i].Exists(gctx, "/lock")
+			occ.leave()
+			if err != nil {
+				return err
+			}
+			return h.Release(gctx)
+		})
+	}
+	waitParticipants(t, ms[0], n)
+	srv.Stop()
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatalf("release after the restart: %v", err)
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if m := occ.most.Load(); m != 1 {
+		t.Fatalf("%d holders at once", m)
+	}
+}
+
+// The lock node's create commits but its reply is lost: the protected create
+// finds its node on the retry, so there is one node and the lock works.
+func TestLostCreateReplyLeavesOneNode(t *testing.T) {
+	proxy, err := recipestest.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
+	other := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/lock", nil); err != nil { // so that the lock node is the next create
+		t.Fatal(err)
+	}
+	m, _ := locks.NewMutex(c, "/lock")
+	proxy.DropAfter(zkwire.OpCreate)
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("acquire across a lost reply: %v", err)
+	}
+	if p, _ := m.Participants(ctx); len(p) != 1 || p[0] != h.Path() {
+		t.Fatalf("participants %v, want only %s", p, h.Path())
+	}
+	om, _ := locks.NewMutex(other, "/lock")
+	if _, err := om.TryAcquire(ctx); err != locks.ErrBusy {
+		t.Fatalf("another client's try: %v, want ErrBusy", err)
+	}
+	h.Release(ctx)
+	h2, err := om.TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	h2.Release(ctx)
+}
+
+// On a 3-member ensemble the ZooKeeper leader is killed while clients
+// contend: exclusion holds and every cycle completes.
+func TestEnsembleLeaderKilledMidContention(t *testing.T) {
+	ens, err := recipestest.StartEnsemble(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ens.Close()
+	const workers, cycles = 4, 20
+	var occ occupancy
+	var held, lost atomicCounter
+	ctx := ctxT(t)
+	g, gctx := errgroup.WithContext(ctx)
+	halfway := make(chan struct{})
+	for w := range workers {
+		c := newClientAt(t, ens.ConnectString(), framework.WithSessionTimeout(4*time.Second))
+		m, _ := locks.NewMutex(c, "/lock")
+		g.Go(func() error {
+			for i := range cycles {
+				if w == 0 && i == cycles/2 {
+					close(halfway)
+				}
+				h, err := acquireRetrying(gctx, m)
+				if err != nil {
+					return err
+				}
+				lostCh := h.Lost()
+				occ.enter()
+				_, _, _ = c.Exists(gctx, "/lock")
+				select {
+				case <-lostCh: // suspended mid-section: the hold is void
+					lost.add()
+				default:
+					held.add()
+				}
+				occ.leave()
+				if err := h.Release(gctx); err != nil && !isLost(err) {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	<-halfway
+	leader, err := ens.Leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ens.Kill(leader)
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if m := occ.most.Load(); m != 1 {
+		t.Fatalf("%d holders at once", m)
+	}
+	t.Logf("%d holds, %d lost to the leader's death", held.n.Load(), lost.n.Load())
+}
