@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
 )
 
 // RevokeMessage is the data Curator writes into a holder's node to ask it to
@@ -29,6 +31,8 @@ type Hold struct {
 	onRelease func()                                       // tells the lock the hold is gone; may be nil
 	revoke    func()                                       // called when someone asks the holder to release; may be nil
 
+	unlisten func() // removes the connection-state listener
+
 	mu       sync.Mutex
 	count    int           // acquisitions not yet released (re-entries)
 	lost     chan struct{} // made lazily, by Lost or by a revocable lock
@@ -40,6 +44,17 @@ type Hold struct {
 
 func newHold(client *framework.Client, path string, release func(context.Context, string) error, onRelease, revoke func()) *Hold {
 	h := &Hold{client: client, path: path, release: release, onRelease: onRelease, revoke: revoke, count: 1}
+	// Every transition reaches a listener, however short the flap, and a
+	// listener costs no request: the connection is always watched.
+	policy := client.ErrorPolicy()
+	h.unlisten, _ = client.AddConnectionStateListener(func(s listener.ConnectionState) {
+		if policy.IsErrorState(s) {
+			h.markLost(fmt.Errorf("%w: connection %v", ErrLockLost, s))
+		}
+	})
+	if h.unlisten == nil {
+		h.unlisten = func() {}
+	}
 	if revoke != nil {
 		h.Lost() // the monitor also watches for revocation requests
 	}
@@ -50,13 +65,18 @@ func newHold(client *framework.Client, path string, release func(context.Context
 func (h *Hold) Path() string { return h.path }
 
 // Lost returns a channel that is closed if the hold is lost before it is
-// released. The first call starts watching: one request (a data watch on the
-// hold's node) and one goroutine, which Release stops.
+// released. The connection is watched from the start; the first call to Lost
+// also watches the hold's node, which costs one request and one goroutine
+// (Release stops it).
 func (h *Hold) Lost() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.lost == nil {
 		h.lost = make(chan struct{})
+		if h.lostErr != nil {
+			close(h.lost)
+			return h.lost
+		}
 		if h.released {
 			return h.lost // never closed: a released hold is not lost
 		}
@@ -112,6 +132,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	h.released = true
 	stop, stopped := h.stop, h.stopped
 	h.mu.Unlock()
+	h.unlisten()
 	if stop != nil {
 		stop()
 		<-stopped
@@ -133,19 +154,12 @@ func (h *Hold) reenter() bool {
 	return true
 }
 
-// monitor watches the hold's node and the connection until the hold is lost
-// or ctx (cancelled by Release) ends.
+// monitor watches the hold's node until the hold is lost or ctx (cancelled
+// by Release) ends; revocation requests arrive on the same watch.
 func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 	defer close(stopped)
-	client := h.client
-	policy := client.ErrorPolicy()
 	for {
-		state, changed := client.StateChanged()
-		if policy.IsErrorState(state) {
-			h.markLost(fmt.Errorf("%w: connection %v", ErrLockLost, state))
-			return
-		}
-		data, _, w, err := client.GetW(ctx, h.path)
+		data, _, w, err := h.client.GetW(ctx, h.path)
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -155,8 +169,13 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 		case errors.Is(err, framework.ErrClosed):
 			h.markLost(fmt.Errorf("%w: %w", ErrLockLost, err))
 			return
-		case err != nil:
-			continue // the retry policy gave up; look at the state and try again
+		case err != nil: // the retry policy gave up for now; look again shortly
+			select {
+			case <-time.After(100 * time.Millisecond):
+				continue
+			case <-ctx.Done():
+				return
+			}
 		}
 		if h.revoke != nil && bytes.Equal(data, RevokeMessage) {
 			h.revoke()
@@ -167,7 +186,6 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 				h.markLost(fmt.Errorf("%w: %w", ErrLockLost, framework.ErrSessionExpired))
 				return
 			}
-		case <-changed:
 		case <-ctx.Done():
 			return
 		}
@@ -179,6 +197,8 @@ func (h *Hold) markLost(err error) {
 	defer h.mu.Unlock()
 	if h.lostErr == nil && !h.released {
 		h.lostErr = err
-		close(h.lost)
+		if h.lost != nil {
+			close(h.lost)
+		}
 	}
 }

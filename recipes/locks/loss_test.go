@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
 )
@@ -155,4 +156,56 @@ func TestNoHerd(t *testing.T) {
 		}
 	}
 	h.Release(ctx)
+}
+
+// Under the Standard error policy a dropped connection (Suspended) ends the
+// hold at once; under the Session policy the hold survives a flap.
+func TestSuspendedConnectionAndErrorPolicies(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		policy   listener.ErrorPolicy
+		wantLost bool
+	}{
+		{"standard", listener.StandardErrorPolicy{}, true},
+		{"session", listener.SessionErrorPolicy{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proxy, err := recipestest.NewProxy(server.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer proxy.Close()
+			c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)), framework.WithErrorPolicy(tc.policy))
+			ctx := ctxT(t)
+			m, _ := locks.NewMutex(c, "/lock")
+			h, err := m.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lost := h.Lost()
+			_, changed := c.StateChanged()
+			proxy.DropAll()
+			<-changed // Suspended
+			for s, ch := c.StateChanged(); s != listener.Reconnected; s, ch = c.StateChanged() {
+				<-ch
+			}
+			// A round trip through the monitor's session settles it.
+			if _, err := h.Token(ctx); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-lost:
+				if !tc.wantLost {
+					t.Fatalf("hold lost on a flap under the Session policy: %v", h.Err())
+				}
+			default:
+				if tc.wantLost {
+					t.Fatal("hold not lost on Suspended under the Standard policy")
+				}
+			}
+			if err := h.Release(ctx); err != nil {
+				t.Fatalf("release: %v", err)
+			}
+		})
+	}
 }

@@ -2,10 +2,13 @@ package locks
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -29,6 +32,8 @@ type Semaphore struct {
 	lock   *Mutex
 	data   []byte
 
+	countPath string // a Curator SharedCount node giving maxLeases; "" for a fixed count
+
 	mu        sync.Mutex
 	maxLeases int
 	changed   chan struct{} // closed when maxLeases changes
@@ -47,6 +52,22 @@ func NewSemaphore(client *framework.Client, path string, maxLeases int) (*Semaph
 		client: client, path: path, leases: framework.JoinPath(path, SemaphoreLeaseDir), lock: lock,
 		maxLeases: maxLeases, changed: make(chan struct{}),
 	}, nil
+}
+
+// NewSemaphoreWithCount returns a semaphore at path whose maxLeases is the
+// value of the Curator SharedCount node at countPath (a 4-byte big-endian
+// integer), read afresh whenever an acquirer waits, so that waiters follow
+// changes to it. The node must exist; Curator's SharedCount creates it.
+func NewSemaphoreWithCount(client *framework.Client, path, countPath string) (*Semaphore, error) {
+	if err := framework.ValidatePath(countPath, false); err != nil {
+		return nil, fmt.Errorf("%w: count path: %w", ErrInvalidArg, err)
+	}
+	s, err := NewSemaphore(client, path, 1)
+	if err != nil {
+		return nil, err
+	}
+	s.countPath = countPath
+	return s, nil
 }
 
 // SetMaxLeases changes the number of leases allowed at once, as following a
@@ -128,6 +149,14 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string) (bool, error) 
 	_, name := framework.SplitPath(path)
 	for {
 		max, changed := s.limit()
+		var countChanged <-chan zk.Event
+		if s.countPath != "" {
+			n, w, err := s.readCount(ctx)
+			if err != nil {
+				return false, err
+			}
+			max, countChanged = n, w.C()
+		}
 		children, _, w, err := s.client.ChildrenW(ctx, s.leases)
 		if err != nil {
 			return false, err
@@ -141,10 +170,27 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string) (bool, error) 
 		select {
 		case <-w.C():
 		case <-changed:
+		case <-countChanged:
 		case <-ctx.Done():
 			return false, ctx.Err()
 		}
 	}
+}
+
+// readCount reads the SharedCount node and watches it.
+func (s *Semaphore) readCount(ctx context.Context) (int, framework.Watch, error) {
+	data, _, w, err := s.client.GetW(ctx, s.countPath)
+	if err != nil {
+		return 0, w, err
+	}
+	if len(data) != 4 {
+		return 0, w, fmt.Errorf("%w: shared count %s holds %d bytes, want 4", ErrInvalidArg, s.countPath, len(data))
+	}
+	n := int(int32(binary.BigEndian.Uint32(data)))
+	if n < 1 {
+		return 0, w, fmt.Errorf("%w: shared count %s is %d, must be at least 1", ErrInvalidArg, s.countPath, n)
+	}
+	return n, w, nil
 }
 
 // Participants returns the full paths of the lease nodes.

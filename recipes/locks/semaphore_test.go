@@ -137,3 +137,40 @@ func TestSemaphoreMutexIsNotReentrant(t *testing.T) {
 	}
 	h.Release(ctx)
 }
+
+// A semaphore whose limit is a Curator SharedCount follows the count: a
+// waiter is admitted when the count grows.
+func TestSemaphoreFollowsSharedCount(t *testing.T) {
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	count := func(n byte) []byte { return []byte{0, 0, 0, n} } // 4-byte big-endian, as SharedCount writes
+	if _, err := c.Create(ctx, "/count", count(1)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := locks.NewSemaphoreWithCount(c, "/sem", "/count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *locks.Hold)
+	go func() {
+		h2, err := s.Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- h2
+	}()
+	waitParticipants(t, s, 2)
+	if _, err := c.Set(ctx, "/count", count(2), -1); err != nil {
+		t.Fatal(err)
+	}
+	h2 := <-got
+	locks.ReleaseAll(ctx, []*locks.Hold{h, h2})
+	c.Set(ctx, "/count", []byte("bad"), -1)
+	if _, err := s.Acquire(ctx); !errors.Is(err, locks.ErrInvalidArg) {
+		t.Fatalf("a count that is not 4 bytes: %v", err)
+	}
+}
