@@ -1,0 +1,44 @@
+package framework_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/retry"
+)
+
+func ExampleClient() {
+	client, err := framework.New(server.ConnectString(), // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(100*time.Millisecond, 3)),
+		framework.WithNamespace("example-client"))
+	if err != nil {
+		panic(err)
+	}
+	connected := make(chan struct{})
+	client.AddConnectionStateListener(func(s listener.ConnectionState) {
+		if s == listener.Connected {
+			close(connected)
+		}
+	})
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	<-connected
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	path, err := client.Create(ctx, "/workers/w-", []byte("hello"),
+		framework.WithMode(framework.EphemeralSequential),
+		framework.WithProtection(),
+		framework.WithContainerParents())
+	if err != nil {
+		panic(err)
+	}
+	_, name := framework.SplitPath(path)
+	fmt.Println(framework.StripProtectedPrefix(name))
+	// Output: w-0000000000
+}

@@ -1,0 +1,142 @@
+package locks_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locks"
+)
+
+// exampleClient connects to the test server (TestMain starts it); in your
+// code, the connect string is your ensemble's.
+func exampleClient(namespace string) *framework.Client {
+	client, err := framework.New(server.ConnectString(), framework.WithNamespace(namespace))
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	return client
+}
+
+func ExampleMutex() {
+	client := exampleClient("example-mutex")
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // the acquire timeout
+	defer cancel()
+
+	m, err := locks.NewMutex(client, "/locks/printer")
+	if err != nil {
+		panic(err)
+	}
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		panic(err)
+	}
+	defer h.Release(context.Background())
+
+	// Stop the work if the hold is lost (node deleted, session lost,
+	// connection suspended).
+	select {
+	case <-h.Lost():
+		fmt.Println("lost:", h.Err())
+	default:
+		fmt.Println("printing while holding the lock")
+	}
+	// Output: printing while holding the lock
+}
+
+func ExampleMutex_reentrant() {
+	client := exampleClient("example-reentrant")
+	defer client.Close()
+	ctx := locks.WithOwner(context.Background(), locks.NewOwner()) // a Java thread's identity
+
+	m, _ := locks.NewMutex(client, "/locks/account")
+	outer, _ := m.Acquire(ctx)
+	inner, _ := m.Acquire(ctx) // re-entry: no ZooKeeper call
+	fmt.Println(outer == inner)
+	inner.Release(ctx)
+	outer.Release(ctx)
+	fmt.Println(m.IsAcquiredInThisProcess())
+	// Output:
+	// true
+	// false
+}
+
+func ExampleSemaphore() {
+	client := exampleClient("example-semaphore")
+	defer client.Close()
+	ctx := context.Background()
+
+	s, _ := locks.NewSemaphore(client, "/semaphores/db", 3) // at most 3 leases at once
+	leases, err := s.AcquireN(ctx, 2)
+	if err != nil {
+		panic(err)
+	}
+	nodes, _ := s.Participants(ctx)
+	fmt.Println(len(nodes), "leases out")
+	locks.ReleaseAll(ctx, leases)
+	// Output: 2 leases out
+}
+
+func ExampleReadWriteLock() {
+	client := exampleClient("example-rw")
+	defer client.Close()
+	ctx := locks.WithOwner(context.Background(), locks.NewOwner())
+
+	rw, _ := locks.NewReadWriteLock(client, "/locks/config")
+	w, _ := rw.WriteLock().Acquire(ctx)
+	r, _ := rw.ReadLock().Acquire(ctx) // downgrade: the writer may read
+	w.Release(ctx)                     // ... and keeps reading, ahead of queued writers
+	_, err := rw.WriteLock().Acquire(ctx)
+	fmt.Println(err) // upgrading back is refused
+	r.Release(ctx)
+	// Output: locks: cannot upgrade a read lock to a write lock
+}
+
+func ExampleMultiLock() {
+	client := exampleClient("example-multi")
+	defer client.Close()
+	ctx := context.Background()
+
+	all, _ := locks.NewMultiMutex(client, "/locks/from-account", "/locks/to-account")
+	h, err := all.Acquire(ctx) // both, or neither
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(h.Holds()), "locks held")
+	h.Release(ctx)
+	// Output: 2 locks held
+}
+
+func ExampleSemaphoreMutex() {
+	client := exampleClient("example-smutex")
+	defer client.Close()
+	ctx := context.Background()
+
+	m, _ := locks.NewSemaphoreMutex(client, "/locks/batch")
+	h, _ := m.Acquire(ctx)
+	nodes, _ := m.Participants(ctx)
+	_, name := framework.SplitPath(nodes[0])
+	fmt.Println(framework.StripProtectedPrefix(name)[:6])
+	h.Release(ctx)
+	// Output: lease-
+}
+
+func ExampleHold_Fence() {
+	client := exampleClient("example-fence")
+	defer client.Close()
+	ctx := context.Background()
+	client.Create(ctx, "/resource", []byte("v0"))
+
+	m, _ := locks.NewMutex(client, "/locks/resource")
+	h, _ := m.Acquire(ctx)
+	// The write commits only while the hold is current.
+	_, err := client.Txn(ctx, h.Fence(), framework.SetDataOp("/resource", []byte("v1"), -1))
+	fmt.Println(err)
+	h.Release(ctx)
+	// Output: <nil>
+}
