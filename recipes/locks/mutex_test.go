@@ -33,49 +33,97 @@ func (o *occupancy) enter() {
 
 func (o *occupancy) leave() { o.inside.Add(-1) }
 
-func TestMutexExcludesUnderLoad(t *testing.T) {
-	const workers, cycles = 8, 15
-	cs := clients(t, workers)
-	var occ occupancy
-	var held atomic.Int32
-	g, ctx := errgroup.WithContext(ctxT(t))
-	for _, c := range cs {
-		m, err := locks.NewMutex(c, "/lock")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Go(func() error {
-			for range cycles {
-				h, err := m.Acquire(ctx)
+// releaser is what the exclusive locks' acquires return: a Hold or a
+// MultiHold.
+type releaser interface {
+	Release(ctx context.Context) error
+}
+
+type acquireFunc func(ctx context.Context) (releaser, error)
+
+func hold[H releaser](acquire func(context.Context) (H, error)) acquireFunc {
+	return func(ctx context.Context) (releaser, error) { return acquire(ctx) }
+}
+
+// Every exclusive lock, under load: 8 clients, each with its own session,
+// never two holders at once, and nothing left behind.
+func TestExclusiveLocksUnderLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(c *framework.Client) (acquireFunc, error)
+		dirs []string
+	}{
+		{"mutex", func(c *framework.Client) (acquireFunc, error) {
+			m, err := locks.NewMutex(c, "/lock")
+			return hold(m.Acquire), err
+		}, []string{"/lock"}},
+		{"semaphore-mutex", func(c *framework.Client) (acquireFunc, error) {
+			m, err := locks.NewSemaphoreMutex(c, "/lock")
+			return hold(m.Acquire), err
+		}, []string{"/lock/leases", "/lock/locks"}},
+		{"write-lock", func(c *framework.Client) (acquireFunc, error) {
+			rw, err := locks.NewReadWriteLock(c, "/lock")
+			if err != nil {
+				return nil, err
+			}
+			return hold(rw.WriteLock().Acquire), nil
+		}, []string{"/lock"}},
+		{"multi-lock", func(c *framework.Client) (acquireFunc, error) {
+			m, err := locks.NewMultiMutex(c, "/a", "/b")
+			if err != nil {
+				return nil, err
+			}
+			return hold(m.Acquire), nil
+		}, []string{"/a", "/b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const workers, cycles = 8, 25
+			cs := clients(t, workers)
+			var occ occupancy
+			var held atomic.Int32
+			g, ctx := errgroup.WithContext(ctxT(t))
+			for _, c := range cs {
+				acquire, err := tc.make(c)
 				if err != nil {
-					return err
+					t.Fatal(err)
 				}
-				occ.enter()
-				held.Add(1)
-				// A round trip to ZooKeeper inside the section widens the
-				// window in which a second holder would be seen.
-				if _, _, err := c.Exists(ctx, "/lock"); err != nil {
-					return err
-				}
-				occ.leave()
-				if err := h.Release(ctx); err != nil {
-					return err
+				g.Go(func() error {
+					for range cycles {
+						h, err := acquire(ctx)
+						if err != nil {
+							return err
+						}
+						occ.enter()
+						held.Add(1)
+						// A round trip to ZooKeeper inside the section widens the
+						// window in which a second holder would be seen.
+						_, _, err = c.Exists(ctx, "/")
+						occ.leave()
+						if err != nil {
+							return err
+						}
+						if err := h.Release(ctx); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			}
+			if err := g.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if most := occ.most.Load(); most != 1 {
+				t.Fatalf("%d holders at once", most)
+			}
+			if got := held.Load(); got != workers*cycles {
+				t.Fatalf("%d holds, want %d", got, workers*cycles)
+			}
+			for _, dir := range tc.dirs {
+				if kids := children(t, cs[0], dir); len(kids) != 0 {
+					t.Fatalf("nodes left behind in %s: %v", dir, kids)
 				}
 			}
-			return nil
 		})
-	}
-	if err := g.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	if most := occ.most.Load(); most != 1 {
-		t.Fatalf("%d holders at once", most)
-	}
-	if got := held.Load(); got != workers*cycles {
-		t.Fatalf("%d holds, want %d", got, workers*cycles)
-	}
-	if kids := children(t, cs[0], "/lock"); len(kids) != 0 {
-		t.Fatalf("nodes left behind: %v", kids)
 	}
 }
 

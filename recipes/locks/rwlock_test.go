@@ -15,7 +15,7 @@ import (
 )
 
 func TestReadWriteLockUnderLoad(t *testing.T) {
-	const workers, cycles = 8, 10
+	const workers, cycles = 8, 25
 	cs := clients(t, workers)
 	var readers, writers occupancy
 	var violations atomic.Int32

@@ -14,7 +14,7 @@ import (
 )
 
 func TestSemaphoreBoundsLeasesUnderLoad(t *testing.T) {
-	const workers, cycles, leases = 8, 10, 3
+	const workers, cycles, leases = 8, 25, 3
 	cs := clients(t, workers)
 	var occ occupancy
 	g, ctx := errgroup.WithContext(ctxT(t))
@@ -172,5 +172,8 @@ func TestSemaphoreFollowsSharedCount(t *testing.T) {
 	c.Set(ctx, "/count", []byte("bad"), -1)
 	if _, err := s.Acquire(ctx); !errors.Is(err, locks.ErrInvalidArg) {
 		t.Fatalf("a count that is not 4 bytes: %v", err)
+	}
+	if p, _ := s.Participants(ctx); len(p) != 0 {
+		t.Fatalf("the failed acquire left %v", p)
 	}
 }
