@@ -1,0 +1,143 @@
+// Command bench measures the lock recipes against go-zookeeper's zk.Lock,
+// the bare-call floor of Curator's protocol, Apache Curator (Java) and Kazoo
+// (Python), on one ZooKeeper server in one run.
+//
+//	go run ./bench                       # a throwaway server on loopback
+//	go run ./bench --connect 127.0.0.1:2181 --duration 5s --out results.jsonl
+//
+// It prints a table and writes one JSON line per implementation × workload.
+// docs/performance.md explains the figures.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gocurator/curator/recipestest"
+)
+
+func main() {
+	connect := flag.String("connect", "", "ZooKeeper to use (loopback only); default: start a throwaway one")
+	duration := flag.Duration("duration", 3*time.Second, "time per throughput workload")
+	out := flag.String("out", "bench-results.jsonl", "JSON lines output file")
+	only := flag.String("impls", "gocurator,floor,zk.Lock,curator,kazoo", "implementations to run")
+	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run")
+	herdSizes := flag.String("herd", "100,1000", "herd sizes")
+	flag.Parse()
+	if err := run(*connect, *duration, *out, split(*only), split(*workloads), split(*herdSizes)); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func split(s string) []string { return strings.Split(s, ",") }
+
+func run(connect string, duration time.Duration, out string, only, workloads, herdSizes []string) error {
+	if connect == "" {
+		srv, err := recipestest.NewServer()
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		connect = srv.ConnectString()
+	}
+	if !strings.HasPrefix(connect, "127.") && !strings.HasPrefix(connect, "localhost:") {
+		return fmt.Errorf("--connect %s: benchmarks send traffic to loopback only", connect)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	e := env{addr: connect, duration: duration, received: func() int64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		out, err := fourLetter(ctx, connect, "srvr")
+		if err != nil {
+			return 0
+		}
+		return parseReceived(out)
+	}}
+	var results []result
+	emit := func(r result) {
+		results = append(results, r)
+		enc.Encode(r)
+		fmt.Fprintf(os.Stderr, "%-10s %-18s %s\n", r.Impl, r.Workload, summary(r))
+	}
+	goImpls := []impl{curatorGo{}, floor{}, zkLock{}}
+	for _, w := range workloads {
+		for _, im := range goImpls {
+			if !slices.Contains(only, im.name()) {
+				continue
+			}
+			switch w {
+			case "mutex-uncontended":
+				emit(runMutexUncontended(e, im))
+			case "mutex-contended":
+				emit(runMutexContended(e, im))
+			case "semaphore":
+				emit(runSemaphore(e, im))
+			case "rwlock":
+				emit(runRWLock(e, im))
+			case "herd":
+				for _, n := range herdSizes {
+					var size int
+					fmt.Sscan(n, &size)
+					emit(runHerd(e, im, size))
+				}
+			case "memory":
+				emit(runMemory(e, im, 1000))
+			}
+		}
+		for _, peer := range peers() {
+			if slices.Contains(only, peer.name) && peer.supports(w) {
+				for _, r := range peer.run(e, w, herdSizes) {
+					emit(r)
+				}
+			}
+		}
+	}
+	printTable(results)
+	fmt.Fprintln(os.Stderr, "JSON lines written to", out)
+	return nil
+}
+
+func summary(r result) string {
+	if r.Error != "" {
+		return "error: " + r.Error
+	}
+	return fmt.Sprintf("%.0f cycles/s", r.CyclesPerSec)
+}
+
+// printTable prints every result, with each figure's ratio to the floor's.
+func printTable(rs []result) {
+	floorOf := map[string]result{}
+	for _, r := range rs {
+		if r.Impl == "floor" {
+			floorOf[r.Workload] = r
+		}
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tnotif/release\theap B/waiter\tgoroutines/waiter\tviolations\t")
+	for _, r := range rs {
+		if r.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Error)
+			continue
+		}
+		ratio := ""
+		if f, ok := floorOf[r.Workload]; ok && f.CyclesPerSec > 0 && r.CyclesPerSec > 0 {
+			ratio = fmt.Sprintf("%.2f×", r.CyclesPerSec/f.CyclesPerSec)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio,
+			r.HandoffP50us, r.HandoffP99us, r.ClientReqs, r.ServerReqs, r.NotifPerRel, r.HeapPerWaiter, r.GorosPerWaiter, r.Violations)
+	}
+	tw.Flush()
+}

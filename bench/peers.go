@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+)
+
+// peer is an implementation in another language, run as a process that
+// prints the harness's JSON lines.
+type peer struct {
+	name     string
+	supports func(workload string) bool
+	run      func(e env, workload string, herdSizes []string) []result
+}
+
+const curatorJar = "/usr/share/java/curator-recipes.jar" // Debian's libcurator-recipes-java
+
+func peers() []peer {
+	return []peer{
+		{"curator", func(w string) bool { return w != "memory" }, runCurator},
+		{"kazoo", func(w string) bool { return w != "memory" }, runKazoo},
+	}
+}
+
+// peerDir is where the peers' sources are.
+func peerDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "peers")
+}
+
+func runCurator(e env, workload string, herdSizes []string) []result {
+	fail := func(err error) []result {
+		return []result{{Impl: "curator", Workload: workload, Error: err.Error()}}
+	}
+	if _, err := os.Stat(curatorJar); err != nil {
+		return fail(fmt.Errorf("Curator is not installed (apt-get install -y libcurator-recipes-java)"))
+	}
+	classes, err := os.MkdirTemp("", "curator-bench-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(classes)
+	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join(peerDir(), "CuratorBench.java")).CombinedOutput(); err != nil {
+		return fail(fmt.Errorf("javac: %v: %s", err, out))
+	}
+	java := func(args ...string) []result {
+		cmd := exec.Command("java", append([]string{"-Xss512k", "-cp", classes + ":" + curatorJar, "CuratorBench", e.addr}, args...)...)
+		return peerResults("curator", workload, cmd)
+	}
+	ms := strconv.FormatInt(e.duration.Milliseconds(), 10)
+	if workload != "herd" {
+		return java(workload, ms)
+	}
+	var rs []result
+	for _, n := range herdSizes {
+		rs = append(rs, java("herd", ms, n)...)
+	}
+	return rs
+}
+
+// debianPython is the interpreter Debian's python3-kazoo is installed for
+// (a python3 earlier on PATH, pyenv's say, may not see it).
+const debianPython = "/usr/bin/python3"
+
+func runKazoo(e env, workload string, herdSizes []string) []result {
+	if out, err := exec.Command(debianPython, "-c", "import kazoo").CombinedOutput(); err != nil {
+		return []result{{Impl: "kazoo", Workload: workload, Error: fmt.Sprintf("Kazoo is not installed (apt-get install -y python3-kazoo): %s", out)}}
+	}
+	script := filepath.Join(peerDir(), "kazoo_bench.py")
+	ms := strconv.FormatInt(e.duration.Milliseconds(), 10)
+	if workload != "herd" {
+		return peerResults("kazoo", workload, exec.Command(debianPython, script, e.addr, workload, ms))
+	}
+	var rs []result
+	for _, n := range herdSizes {
+		rs = append(rs, peerResults("kazoo", workload, exec.Command(debianPython, script, e.addr, "herd", ms, n))...)
+	}
+	return rs
+}
+
+// peerResults runs a peer and decodes its JSON lines.
+func peerResults(name, workload string, cmd *exec.Cmd) []result {
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var rs []result
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r result
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Impl != "" {
+			rs = append(rs, r)
+		}
+	}
+	if err != nil || len(rs) == 0 {
+		tail := stderr.String()
+		if len(tail) > 400 {
+			tail = tail[len(tail)-400:]
+		}
+		rs = append(rs, result{Impl: name, Workload: workload, Error: fmt.Sprintf("%v: %s", err, tail)})
+	}
+	return rs
+}

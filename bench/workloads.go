@@ -1,0 +1,312 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// result is one implementation × workload, as one JSON line.
+type result struct {
+	Impl           string  `json:"impl"`
+	Workload       string  `json:"workload"`
+	Clients        int     `json:"clients"`
+	Cycles         int64   `json:"cycles"`
+	Seconds        float64 `json:"seconds"`
+	CyclesPerSec   float64 `json:"cycles_per_sec"`
+	HandoffP50us   float64 `json:"handoff_p50_us,omitempty"`
+	HandoffP99us   float64 `json:"handoff_p99_us,omitempty"`
+	ClientReqs     float64 `json:"client_requests_per_cycle"`
+	ServerReqs     float64 `json:"server_requests_per_cycle"`
+	Violations     int64   `json:"violations"`
+	Notes          string  `json:"notes,omitempty"`
+	NotifPerRel    float64 `json:"notifications_per_release,omitempty"`
+	Waiters        int     `json:"waiters,omitempty"`
+	DrainSeconds   float64 `json:"drain_seconds,omitempty"`
+	HeapPerWaiter  float64 `json:"heap_bytes_per_waiter,omitempty"`
+	GorosPerWaiter float64 `json:"goroutines_per_waiter,omitempty"`
+	Error          string  `json:"error,omitempty"`
+}
+
+// env is what a workload needs from the harness.
+type env struct {
+	addr     string
+	duration time.Duration
+	received func() int64 // the server's Received counter
+}
+
+// contention runs n clients, each looping acquire → section → release for
+// the duration; inside checks the occupancy rule.
+func contention(e env, im impl, workload string, n int, mk func(s session, i int, cycle int) acquirer, ok func(inside, writers int32, write bool) bool, isWrite func(i, cycle int) bool) result {
+	r := result{Impl: im.name(), Workload: workload, Clients: n}
+	sessions := make([]session, n)
+	for i := range sessions {
+		s, err := im.connect(e.addr)
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		defer s.close()
+		sessions[i] = s
+	}
+	// One acquirer per client and kind, made before timing starts.
+	type pair struct{ read, write acquirer }
+	acq := make([]pair, n)
+	for i, s := range sessions {
+		acq[i] = pair{mk(s, i, 0), mk(s, i, 1)}
+		if acq[i].read == nil {
+			r.Error = "not supported"
+			return r
+		}
+	}
+	var (
+		cycles, violations atomic.Int64
+		inside, writers    atomic.Int32
+		releaseStart       atomic.Int64
+		mu                 sync.Mutex
+		handoffs           []time.Duration
+	)
+	reqs0, srv0 := requests(sessions), e.received()
+	ctx, cancel := context.WithTimeout(context.Background(), e.duration+30*time.Second)
+	defer cancel()
+	stop := time.Now().Add(e.duration)
+	start := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range sessions {
+		g.Go(func() error {
+			var local []time.Duration
+			defer func() { mu.Lock(); handoffs = append(handoffs, local...); mu.Unlock() }()
+			for cycle := 0; time.Now().Before(stop); cycle++ {
+				write := isWrite != nil && isWrite(i, cycle)
+				a := acq[i].read
+				if write {
+					a = acq[i].write
+				}
+				actx := gctx
+				if os.Getenv("BENCH_NOCTX") != "" {
+					actx = context.Background()
+				}
+				rel, err := a(actx)
+				if err != nil {
+					return err
+				}
+				if rs := releaseStart.Swap(0); rs != 0 {
+					local = append(local, time.Duration(time.Now().UnixNano()-rs))
+				}
+				in := inside.Add(1)
+				w := int32(0)
+				if write {
+					w = writers.Add(1)
+				} else {
+					w = writers.Load()
+				}
+				if !ok(in, w, write) {
+					violations.Add(1)
+				}
+				runtime.Gosched()
+				if write {
+					writers.Add(-1)
+				}
+				inside.Add(-1)
+				releaseStart.Store(time.Now().UnixNano())
+				if err := rel(actx); err != nil {
+					return err
+				}
+				cycles.Add(1)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		r.Error = err.Error()
+	}
+	elapsed := time.Since(start)
+	r.Cycles, r.Seconds = cycles.Load(), elapsed.Seconds()
+	r.CyclesPerSec = float64(r.Cycles) / r.Seconds
+	r.Violations = violations.Load()
+	if r.Cycles > 0 {
+		r.ClientReqs = float64(requests(sessions)-reqs0) / float64(r.Cycles)
+		r.ServerReqs = float64(e.received()-srv0) / float64(r.Cycles)
+	}
+	if n > 1 {
+		r.HandoffP50us, r.HandoffP99us = percentile(handoffs, 50), percentile(handoffs, 99)
+	}
+	return r
+}
+
+func requests(ss []session) int64 {
+	var n int64
+	for _, s := range ss {
+		n += s.counter().Requests()
+	}
+	return n
+}
+
+func runMutexUncontended(e env, im impl) result {
+	return contention(e, im, "mutex-uncontended", 1, func(s session, _, _ int) acquirer { return im.mutex(s, "/bench/"+im.name()+"/mu") },
+		func(in, _ int32, _ bool) bool { return in <= 1 }, nil)
+}
+
+func runMutexContended(e env, im impl) result {
+	return contention(e, im, "mutex-contended", 8, func(s session, _, _ int) acquirer { return im.mutex(s, "/bench/"+im.name()+"/mc") },
+		func(in, _ int32, _ bool) bool { return in <= 1 }, nil)
+}
+
+func runSemaphore(e env, im impl) result {
+	return contention(e, im, "semaphore", 8, func(s session, _, _ int) acquirer { return im.semaphore(s, "/bench/"+im.name()+"/sem", 3) },
+		func(in, _ int32, _ bool) bool { return in <= 3 }, nil)
+}
+
+func runRWLock(e env, im impl) result {
+	return contention(e, im, "rwlock", 8, func(s session, _, kind int) acquirer { return im.readWrite(s, "/bench/"+im.name()+"/rw", kind == 1) },
+		func(in, w int32, write bool) bool { return w == 0 || (w == 1 && in == 1) },
+		func(i, cycle int) bool { return (i+cycle)%5 == 0 }) // 20% writes, by a fixed pattern
+}
+
+// runHerd queues waiters on one mutex held by a first client, then drains
+// the queue: notifications per release, requests per acquire, drain time.
+func runHerd(e env, im impl, waiters int) result {
+	r := result{Impl: im.name(), Workload: fmt.Sprintf("herd-%d", waiters), Clients: waiters + 1, Waiters: waiters}
+	sessions := make([]session, waiters+1)
+	for i := range sessions {
+		s, err := im.connect(e.addr)
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		defer s.close()
+		sessions[i] = s
+	}
+	path := fmt.Sprintf("/bench/%s/herd-%d", im.name(), waiters)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rel, err := im.mutex(sessions[0], path)(ctx)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	acqs := make([]acquirer, waiters+1)
+	for i := 1; i <= waiters; i++ {
+		acqs[i] = im.mutex(sessions[i], path) // before counting: the floor makes its directory here
+	}
+	notif0 := notifications(sessions)
+	reqs0, srv0 := requests(sessions), e.received()
+	var queued sync.WaitGroup
+	done := make(chan error, waiters)
+	for i := 1; i <= waiters; i++ {
+		queued.Add(1)
+		a := acqs[i]
+		go func() {
+			queued.Done()
+			rel, err := a(ctx)
+			if err == nil {
+				err = rel(ctx)
+			}
+			done <- err
+		}()
+	}
+	queued.Wait()
+	waitQueue(sessions[0], im, path, waiters+1)
+	start := time.Now()
+	if err := rel(ctx); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	for range waiters {
+		if err := <-done; err != nil {
+			r.Error = err.Error()
+			return r
+		}
+	}
+	r.DrainSeconds = time.Since(start).Seconds()
+	r.Cycles = int64(waiters)
+	r.Seconds = r.DrainSeconds
+	r.CyclesPerSec = float64(waiters) / r.DrainSeconds
+	r.NotifPerRel = float64(notifications(sessions)-notif0) / float64(waiters)
+	r.ClientReqs = float64(requests(sessions)-reqs0) / float64(waiters)
+	r.ServerReqs = float64(e.received()-srv0) / float64(waiters)
+	return r
+}
+
+func notifications(ss []session) int64 {
+	var n int64
+	for _, s := range ss {
+		n += s.counter().Notifications()
+	}
+	return n
+}
+
+// waitQueue polls until the lock has n nodes.
+func waitQueue(s session, im impl, path string, n int) {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if countChildren(s, path) >= n {
+			return
+		}
+	}
+}
+
+// runMemory queues waiters acquires on one mutex from a few sessions and
+// measures the heap and goroutines each waiting acquire costs.
+func runMemory(e env, im impl, waiters int) result {
+	const sessionsN = 10
+	r := result{Impl: im.name(), Workload: "memory", Clients: sessionsN + 1, Waiters: waiters}
+	sessions := make([]session, sessionsN+1)
+	for i := range sessions {
+		s, err := im.connect(e.addr)
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		defer s.close()
+		sessions[i] = s
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	path := "/bench/" + im.name() + "/mem"
+	rel, err := im.mutex(sessions[0], path)(ctx)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	acqs := make([]acquirer, waiters)
+	for i := range acqs {
+		acqs[i] = im.mutex(sessions[1+i%sessionsN], path)
+	}
+	heap0, goros0 := heapInUse(), runtime.NumGoroutine()
+	done := make(chan error, waiters)
+	for _, a := range acqs {
+		go func() {
+			rel, err := a(ctx)
+			if err == nil {
+				err = rel(ctx)
+			}
+			done <- err
+		}()
+	}
+	waitQueue(sessions[0], im, path, waiters+1)
+	time.Sleep(200 * time.Millisecond) // let every waiter settle on its watch
+	heap1, goros1 := heapInUse(), runtime.NumGoroutine()
+	r.HeapPerWaiter = float64(heap1-heap0) / float64(waiters)
+	r.GorosPerWaiter = float64(goros1-goros0) / float64(waiters)
+	rel(ctx)
+	for range waiters {
+		if err := <-done; err != nil && r.Error == "" {
+			r.Error = err.Error()
+		}
+	}
+	r.Notes = "includes the caller's own goroutine per waiter"
+	return r
+}
+
+func heapInUse() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapInuse)
+}
