@@ -114,7 +114,11 @@ func summary(r result) string {
 	if r.Error != "" {
 		return "error: " + r.Error
 	}
-	return fmt.Sprintf("%.0f cycles/s", r.CyclesPerSec)
+	s := fmt.Sprintf("%.0f cycles/s", r.CyclesPerSec)
+	if r.Notes != "" {
+		s += " (" + r.Notes + ")"
+	}
+	return s
 }
 
 // printTable prints every result, with each figure's ratio to the floor's.

@@ -72,16 +72,3 @@ func TestStandardGetsTheLock(t *testing.T) {
 		t.Error("maxLeases 0 accepted")
 	}
 }
-
-func BenchmarkSortChildren1000(b *testing.B) {
-	base := make([]string, 1000)
-	for i := range base {
-		base[i] = "_c_0f1e2d3c-4b5a-4968-8776-655443322110-lock-" + string(rune('0'+i%10)) + "00000000" + string(rune('0'+(i*7)%10))
-	}
-	children := make([]string, len(base))
-	b.ReportAllocs()
-	for b.Loop() {
-		copy(children, base)
-		driver.SortChildren(children, "lock-", driver.StandardFixForSorting)
-	}
-}

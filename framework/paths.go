@@ -27,13 +27,18 @@ func ValidatePath(path string, sequential bool) error {
 	case strings.HasSuffix(path, "/"):
 		return bad("path must not end with /")
 	}
-	for _, seg := range strings.Split(path[1:], "/") {
+	for rest := path[1:]; ; {
+		seg, after, more := strings.Cut(rest, "/")
 		switch seg {
 		case "":
 			return bad("empty node name")
 		case ".", "..":
 			return bad("relative paths are not allowed")
 		}
+		if !more {
+			break
+		}
+		rest = after
 	}
 	for _, r := range path {
 		if r <= 0x1f || (r >= 0x7f && r <= 0x9f) ||

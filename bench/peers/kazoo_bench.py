@@ -14,6 +14,7 @@ import threading
 import time
 
 from kazoo.client import KazooClient
+from kazoo.exceptions import LockTimeout
 from kazoo.recipe.lock import Lock, ReadLock, Semaphore, WriteLock
 
 logging.basicConfig(level=logging.CRITICAL)
@@ -65,7 +66,11 @@ def contention(connect, workload, n, duration, kind, leases):
         while time.monotonic() < stop:
             write = kind == "rwlock" and (i + cycle) % 5 == 0
             lock = sem if kind == "semaphore" else (wlock if write else rlock) if kind == "rwlock" else mutex
-            if not lock.acquire(timeout=10):
+            try:
+                acquired = lock.acquire(timeout=10)
+            except LockTimeout:
+                acquired = False
+            if not acquired:
                 with mu:
                     state["timeouts"] += 1
                 return
