@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -30,9 +31,18 @@ func main() {
 	only := flag.String("impls", "gocurator,floor,zk.Lock,curator,kazoo", "implementations to run")
 	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the Go side here")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	if err := run(*connect, *duration, *out, split(*only), split(*workloads), split(*herdSizes)); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
