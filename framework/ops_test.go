@@ -304,3 +304,21 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	proxy.Close()
 	recipestest.VerifyNone(t)
 }
+
+func TestTraceSeesEveryRequest(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	var n atomic.Int64
+	tctx := framework.WithTrace(ctx, &framework.Trace{BeforeRequest: func() { n.Add(1) }})
+	if _, err := c.Create(tctx, "/a/b", nil, framework.WithParents()); err != nil {
+		t.Fatal(err)
+	}
+	// create /a/b (no parent), then the namespace root and /a, then /a/b.
+	if got := n.Load(); got != 4 {
+		t.Fatalf("BeforeRequest called %d times, want 4", got)
+	}
+	c.Exists(ctx, "/a") // no trace on this context
+	if got := n.Load(); got != 4 {
+		t.Fatalf("an untraced call was traced")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -93,11 +94,11 @@ func (li *LockInternals) leases() (int, <-chan struct{}) {
 // node is deleted (guaranteed) before Acquire returns.
 func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) {
 	for recreates := 0; ; recreates++ {
-		ourPath, err := li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
+		ourPath, first, err := li.createAndList(ctx)
 		if err != nil {
 			return "", err
 		}
-		held, err := li.wait(ctx, ourPath, try)
+		held, err := li.wait(ctx, ourPath, try, first)
 		if err == nil && held {
 			return ourPath, nil
 		}
@@ -112,13 +113,47 @@ func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) 
 	}
 }
 
+// createAndList creates our node through the driver and, pipelined behind
+// the create on the session, lists the lock directory: the listing is sent
+// as soon as the create has been handed to go-zookeeper, so the two take
+// one round trip, not two. The listing is nil if it could not be had; it may
+// also lack our node (it overtook the create), and wait then lists again.
+func (li *LockInternals) createAndList(ctx context.Context) (string, []string, error) {
+	sent := make(chan struct{})
+	var once sync.Once
+	trace := &framework.Trace{BeforeRequest: func() { once.Do(func() { close(sent) }) }}
+	created := make(chan struct{})
+	listed := make(chan []string, 1)
+	go func() { // ends once the create has been sent and the listing is back, or the create is over
+		select {
+		case <-sent:
+			children, err := li.SortedChildren(ctx)
+			if err != nil {
+				children = nil
+			}
+			listed <- children
+		case <-created:
+			listed <- nil
+		}
+	}()
+	ourPath, err := li.driver.CreatesTheLock(framework.WithTrace(ctx, trace), li.client, framework.JoinPath(li.dir, li.lockName), li.data)
+	close(created)
+	children := <-listed
+	return ourPath, children, err
+}
+
 // wait loops until ourPath holds the lock (or, with try, after one look).
-func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool) (bool, error) {
+// first, if it holds our node, is a listing to decide from before listing.
+func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string) (bool, error) {
 	_, ourName := framework.SplitPath(ourPath)
 	for {
-		children, err := li.SortedChildren(ctx)
-		if err != nil {
-			return false, err
+		children := first
+		first = nil
+		if !slices.Contains(children, ourName) {
+			var err error
+			if children, err = li.SortedChildren(ctx); err != nil {
+				return false, err
+			}
 		}
 		maxLeases, changed := li.leases()
 		res, err := li.driver.GetsTheLock(children, ourName, maxLeases)
