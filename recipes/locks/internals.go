@@ -113,33 +113,15 @@ func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) 
 	}
 }
 
-// createAndList creates our node through the driver and, pipelined behind
-// the create on the session, lists the lock directory: the listing is sent
-// as soon as the create has been handed to go-zookeeper, so the two take
-// one round trip, not two. The listing is nil if it could not be had; it may
-// also lack our node (it overtook the create), and wait then lists again.
+// createAndList creates our node through the driver with the lock
+// directory's listing pipelined behind it (see pipelined). The listing is
+// nil if it could not be had; it may lack our node, and wait then lists
+// again.
 func (li *LockInternals) createAndList(ctx context.Context) (string, []string, error) {
-	sent := make(chan struct{})
-	var once sync.Once
-	trace := &framework.Trace{BeforeRequest: func() { once.Do(func() { close(sent) }) }}
-	created := make(chan struct{})
-	listed := make(chan []string, 1)
-	go func() { // ends once the create has been sent and the listing is back, or the create is over
-		select {
-		case <-sent:
-			children, err := li.SortedChildren(ctx)
-			if err != nil {
-				children = nil
-			}
-			listed <- children
-		case <-created:
-			listed <- nil
-		}
-	}()
-	ourPath, err := li.driver.CreatesTheLock(framework.WithTrace(ctx, trace), li.client, framework.JoinPath(li.dir, li.lockName), li.data)
-	close(created)
-	children := <-listed
-	return ourPath, children, err
+	path, children, _, err := pipelined(ctx, func(ctx context.Context) (string, error) {
+		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
+	}, li.SortedChildren)
+	return path, children, err
 }
 
 // wait loops until ourPath holds the lock (or, with try, after one look).

@@ -127,13 +127,19 @@ func (s *Semaphore) acquireOne(ctx context.Context) (*Hold, error) {
 	}
 	defer lock.Release(context.WithoutCancel(ctx))
 	for recreates := 0; ; recreates++ {
-		path, err := s.client.Create(ctx, framework.JoinPath(s.leases, LeaseName), s.data,
-			framework.WithMode(framework.EphemeralSequential), framework.WithProtection(), framework.WithContainerParents())
+		path, first, ok, err := pipelined(ctx, func(ctx context.Context) (string, error) {
+			return s.client.Create(ctx, framework.JoinPath(s.leases, LeaseName), s.data,
+				framework.WithMode(framework.EphemeralSequential), framework.WithProtection(), framework.WithContainerParents())
+		}, s.listLeases)
 		if err != nil {
 			return nil, err
 		}
-		ok, err := s.waitForRoom(ctx, path)
+		var pre *leaseListing
 		if ok {
+			pre = &first
+		}
+		room, err := s.waitForRoom(ctx, path, pre)
+		if room {
 			return newHold(s.client, path, func(ctx context.Context, p string) error { return releaseNode(ctx, s.client, p) }, nil, nil), nil
 		}
 		deleteNode(ctx, s.client, path)
@@ -143,9 +149,21 @@ func (s *Semaphore) acquireOne(ctx context.Context) (*Hold, error) {
 	}
 }
 
-// waitForRoom waits until the lease at path is among at most maxLeases.
-// false with a nil error means the node vanished and must be made again.
-func (s *Semaphore) waitForRoom(ctx context.Context, path string) (bool, error) {
+// leaseListing is the leases directory with a watch on it.
+type leaseListing struct {
+	children []string
+	watch    framework.Watch
+}
+
+func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
+	children, _, w, err := s.client.ChildrenW(ctx, s.leases)
+	return leaseListing{children, w}, err
+}
+
+// waitForRoom waits until the lease at path is among at most maxLeases;
+// first, if given and showing our lease, is the first listing. false with a
+// nil error means the node vanished and must be made again.
+func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing) (bool, error) {
 	_, name := framework.SplitPath(path)
 	for {
 		max, changed := s.limit()
@@ -157,18 +175,24 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string) (bool, error) 
 			}
 			max, countChanged = n, w.C()
 		}
-		children, _, w, err := s.client.ChildrenW(ctx, s.leases)
-		if err != nil {
-			return false, err
+		var l leaseListing
+		if first != nil && slices.Contains(first.children, name) {
+			l = *first
+		} else {
+			var err error
+			if l, err = s.listLeases(ctx); err != nil {
+				return false, err
+			}
+			if !slices.Contains(l.children, name) {
+				return false, nil
+			}
 		}
-		if !slices.Contains(children, name) {
-			return false, nil
-		}
-		if len(children) <= max {
+		first = nil
+		if len(l.children) <= max {
 			return true, nil
 		}
 		select {
-		case <-w.C():
+		case <-l.watch.C():
 		case <-changed:
 		case <-countChanged:
 		case <-ctx.Done():
