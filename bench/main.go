@@ -70,11 +70,8 @@ func run(connect string, duration time.Duration, out string, only, workloads, he
 	e := env{addr: connect, duration: duration, received: func() int64 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		out, err := fourLetter(ctx, connect, "srvr")
-		if err != nil {
-			return 0
-		}
-		return parseReceived(out)
+		n, _ := recipestest.Received(ctx, connect)
+		return n
 	}}
 	var results []result
 	emit := func(r result) {

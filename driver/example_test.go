@@ -3,7 +3,6 @@ package driver_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -30,15 +29,7 @@ func (d HostDriver) CreatesTheLock(ctx context.Context, client *framework.Client
 
 var server *recipestest.Server
 
-func TestMain(m *testing.M) {
-	srv, err := recipestest.NewServer()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	server = srv
-	recipestest.VerifyTestMain(m, func() { srv.Close() })
-}
+func TestMain(m *testing.M) { recipestest.RunWithServer(m, &server) }
 
 func ExampleLockDriver() {
 	client, _ := framework.New(server.ConnectString(), framework.WithNamespace("example-driver"))

@@ -3,7 +3,6 @@ package framework_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -19,15 +18,7 @@ import (
 // namespace each.
 var server *recipestest.Server
 
-func TestMain(m *testing.M) {
-	srv, err := recipestest.NewServer()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting ZooKeeper:", err)
-		os.Exit(1)
-	}
-	server = srv
-	recipestest.VerifyTestMain(m, func() { srv.Close() })
-}
+func TestMain(m *testing.M) { recipestest.RunWithServer(m, &server) }
 
 // newClient starts a client on the shared server in a fresh namespace and
 // waits until it is connected.

@@ -12,7 +12,6 @@ import (
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
-	"github.com/gocurator/curator/retry"
 )
 
 // TestLockDriver checks, on the ZooKeeper at connect, that drv makes a
@@ -38,26 +37,7 @@ func TestLockDriver(t *testing.T, connect string, drv driver.LockDriver, lockNam
 // conformanceClient starts a client in ns, closed when t ends.
 func conformanceClient(t *testing.T, connect, ns string, opts ...framework.Option) *framework.Client {
 	t.Helper()
-	base := []framework.Option{
-		framework.WithNamespace(ns),
-		framework.WithSessionTimeout(4 * time.Second),
-		framework.WithConnectionTimeout(2 * time.Second),
-		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(20*time.Millisecond, 5)),
-	}
-	c, err := framework.New(connect, append(base, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.BlockUntilConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return NewClient(t, connect, append([]framework.Option{framework.WithNamespace(ns)}, opts...)...)
 }
 
 func engine(t *testing.T, c *framework.Client, drv driver.LockDriver, lockName string, max int) *locks.LockInternals {

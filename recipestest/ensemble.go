@@ -195,7 +195,7 @@ func (e *Ensemble) Leader(ctx context.Context) (int, error) {
 
 // Command sends a four-letter-word command to member i.
 func (e *Ensemble) Command(ctx context.Context, i int, cmd string) (string, error) {
-	return fourLetter(ctx, e.members[i].addr, cmd)
+	return FourLetter(ctx, e.members[i].addr, cmd)
 }
 
 // Close stops every member and deletes the ensemble's data.

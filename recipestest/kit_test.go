@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,15 +18,7 @@ import (
 
 var server *recipestest.Server
 
-func TestMain(m *testing.M) {
-	srv, err := recipestest.NewServer()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	server = srv
-	recipestest.VerifyTestMain(m, func() { srv.Close() })
-}
+func TestMain(m *testing.M) { recipestest.RunWithServer(m, &server) }
 
 // connect opens a bare go-zookeeper session and returns it with its event
 // channel; the kit is tested without our own client in between.

@@ -60,8 +60,9 @@ func (p *process) stop(sig syscall.Signal) {
 	p.log.Close()
 }
 
-// fourLetter sends a four-letter-word command to addr and returns the answer.
-func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
+// FourLetter sends a four-letter-word command ("srvr", "mntr", "cons", ...)
+// to the server at addr and returns its answer.
+func FourLetter(ctx context.Context, addr, cmd string) (string, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -83,7 +84,7 @@ func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
 // mode returns the "Mode:" line of srvr (standalone, leader, follower), or
 // an error while the server cannot serve.
 func mode(ctx context.Context, addr string) (string, error) {
-	out, err := fourLetter(ctx, addr, "srvr")
+	out, err := FourLetter(ctx, addr, "srvr")
 	if err != nil {
 		return "", err
 	}

@@ -175,13 +175,16 @@ func (s *Server) Close() error {
 
 // Command sends a four-letter-word command ("srvr", "mntr", "cons", ...).
 func (s *Server) Command(ctx context.Context, cmd string) (string, error) {
-	return fourLetter(ctx, s.addr, cmd)
+	return FourLetter(ctx, s.addr, cmd)
 }
 
 // Received returns the server's count of packets received (srvr's
 // "Received:", pings included), for counting a client's requests.
-func (s *Server) Received(ctx context.Context) (int64, error) {
-	out, err := s.Command(ctx, "srvr")
+func (s *Server) Received(ctx context.Context) (int64, error) { return Received(ctx, s.addr) }
+
+// Received returns the "Received:" count of the server at addr.
+func Received(ctx context.Context, addr string) (int64, error) {
+	out, err := FourLetter(ctx, addr, "srvr")
 	if err != nil {
 		return 0, err
 	}

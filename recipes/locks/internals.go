@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gocurator/curator/driver"
@@ -34,10 +33,7 @@ type LockInternals struct {
 	dir      string
 	lockName string
 	data     []byte
-
-	mu        sync.Mutex
-	maxLeases int
-	changed   chan struct{} // closed when maxLeases changes
+	limit    *leaseLimit
 }
 
 // NewLockInternals returns an engine for the lock at dir, whose nodes are
@@ -51,16 +47,15 @@ func NewLockInternals(client *framework.Client, dir, lockName string, maxLeases 
 		return nil, fmt.Errorf("%w: nil driver", ErrInvalidArg)
 	case lockName == "" || strings.Contains(lockName, "/"):
 		return nil, fmt.Errorf("%w: lock name %q", ErrInvalidArg, lockName)
-	case maxLeases < 1:
-		return nil, fmt.Errorf("%w: maxLeases %d, must be at least 1", ErrInvalidArg, maxLeases)
+	}
+	limit, err := newLeaseLimit(maxLeases)
+	if err != nil {
+		return nil, err
 	}
 	if err := framework.ValidatePath(dir, false); err != nil || dir == "/" {
 		return nil, fmt.Errorf("%w: lock path %q: %w", ErrInvalidArg, dir, err)
 	}
-	return &LockInternals{
-		client: client, driver: drv, dir: dir, lockName: lockName, data: data,
-		maxLeases: maxLeases, changed: make(chan struct{}),
-	}, nil
+	return &LockInternals{client: client, driver: drv, dir: dir, lockName: lockName, data: data, limit: limit}, nil
 }
 
 // Dir returns the lock's directory.
@@ -68,25 +63,7 @@ func (li *LockInternals) Dir() string { return li.dir }
 
 // SetMaxLeases changes how many participants may hold at once and wakes the
 // waiters to look again.
-func (li *LockInternals) SetMaxLeases(n int) error {
-	if n < 1 {
-		return fmt.Errorf("%w: maxLeases %d, must be at least 1", ErrInvalidArg, n)
-	}
-	li.mu.Lock()
-	defer li.mu.Unlock()
-	if n != li.maxLeases {
-		li.maxLeases = n
-		close(li.changed)
-		li.changed = make(chan struct{})
-	}
-	return nil
-}
-
-func (li *LockInternals) leases() (int, <-chan struct{}) {
-	li.mu.Lock()
-	defer li.mu.Unlock()
-	return li.maxLeases, li.changed
-}
+func (li *LockInternals) SetMaxLeases(n int) error { return li.limit.set(n) }
 
 // Acquire creates a node and waits until it holds the lock; it returns the
 // node's path. With try set it looks once and, if the lock is held by others,
@@ -137,7 +114,7 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 				return false, err
 			}
 		}
-		maxLeases, changed := li.leases()
+		maxLeases, changed := li.limit.get()
 		res, err := li.driver.GetsTheLock(children, ourName, maxLeases)
 		if err != nil {
 			return false, err

@@ -2,29 +2,18 @@ package locks_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipestest"
-	"github.com/gocurator/curator/retry"
 )
 
 // server is the package's shared ZooKeeper; each test works in a namespace
 // of its own.
 var server *recipestest.Server
 
-func TestMain(m *testing.M) {
-	srv, err := recipestest.NewServer()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting ZooKeeper:", err)
-		os.Exit(1)
-	}
-	server = srv
-	recipestest.VerifyTestMain(m, func() { srv.Close() })
-}
+func TestMain(m *testing.M) { recipestest.RunWithServer(m, &server) }
 
 // clients starts n clients, each with its own session, in one namespace.
 func clients(t testing.TB, n int, opts ...framework.Option) []*framework.Client {
@@ -39,23 +28,7 @@ func clients(t testing.TB, n int, opts ...framework.Option) []*framework.Client 
 
 func newClientAt(t testing.TB, connect string, opts ...framework.Option) *framework.Client {
 	t.Helper()
-	base := []framework.Option{
-		framework.WithSessionTimeout(4 * time.Second),
-		framework.WithConnectionTimeout(2 * time.Second),
-		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(20*time.Millisecond, 5)),
-	}
-	c, err := framework.New(connect, append(base, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.BlockUntilConnected(ctxT(t)); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return recipestest.NewClient(t, connect, opts...)
 }
 
 // ctxT bounds a test's calls so that a bug fails the test instead of

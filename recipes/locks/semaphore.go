@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -33,24 +32,21 @@ type Semaphore struct {
 	data   []byte
 
 	countPath string // a Curator SharedCount node giving maxLeases; "" for a fixed count
-
-	mu        sync.Mutex
-	maxLeases int
-	changed   chan struct{} // closed when maxLeases changes
+	limit     *leaseLimit
 }
 
 // NewSemaphore returns a semaphore at path allowing maxLeases leases at once.
 func NewSemaphore(client *framework.Client, path string, maxLeases int) (*Semaphore, error) {
-	if maxLeases < 1 {
-		return nil, fmt.Errorf("%w: maxLeases %d, must be at least 1", ErrInvalidArg, maxLeases)
+	limit, err := newLeaseLimit(maxLeases)
+	if err != nil {
+		return nil, err
 	}
 	lock, err := NewMutex(client, framework.JoinPath(path, SemaphoreLockDir))
 	if err != nil {
 		return nil, err
 	}
 	return &Semaphore{
-		client: client, path: path, leases: framework.JoinPath(path, SemaphoreLeaseDir), lock: lock,
-		maxLeases: maxLeases, changed: make(chan struct{}),
+		client: client, path: path, leases: framework.JoinPath(path, SemaphoreLeaseDir), lock: lock, limit: limit,
 	}, nil
 }
 
@@ -72,25 +68,7 @@ func NewSemaphoreWithCount(client *framework.Client, path, countPath string) (*S
 
 // SetMaxLeases changes the number of leases allowed at once, as following a
 // Curator SharedCount does; waiting acquirers look again.
-func (s *Semaphore) SetMaxLeases(n int) error {
-	if n < 1 {
-		return fmt.Errorf("%w: maxLeases %d, must be at least 1", ErrInvalidArg, n)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n != s.maxLeases {
-		s.maxLeases = n
-		close(s.changed)
-		s.changed = make(chan struct{})
-	}
-	return nil
-}
-
-func (s *Semaphore) limit() (int, <-chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.maxLeases, s.changed
-}
+func (s *Semaphore) SetMaxLeases(n int) error { return s.limit.set(n) }
 
 // Acquire waits for one lease.
 func (s *Semaphore) Acquire(ctx context.Context) (*Hold, error) {
@@ -166,7 +144,7 @@ func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing) (bool, error) {
 	_, name := framework.SplitPath(path)
 	for {
-		max, changed := s.limit()
+		max, changed := s.limit.get()
 		var countChanged <-chan zk.Event
 		if s.countPath != "" {
 			n, w, err := s.readCount(ctx)
