@@ -45,16 +45,12 @@ type env struct {
 // the duration; inside checks the occupancy rule.
 func contention(e env, im impl, workload string, n int, mk func(s session, i int, cycle int) acquirer, ok func(inside, writers int32, write bool) bool, isWrite func(i, cycle int) bool) result {
 	r := result{Impl: im.name(), Workload: workload, Clients: n}
-	sessions := make([]session, n)
-	for i := range sessions {
-		s, err := im.connect(e.addr)
-		if err != nil {
-			r.Error = err.Error()
-			return r
-		}
-		defer s.close()
-		sessions[i] = s
+	sessions, closeAll, err := connectAll(im, e.addr, n)
+	if err != nil {
+		r.Error = err.Error()
+		return r
 	}
+	defer closeAll()
 	// One acquirer per client and kind, made before timing starts.
 	type pair struct{ read, write acquirer }
 	acq := make([]pair, n)
@@ -140,6 +136,24 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 	return r
 }
 
+// connectAll opens n sessions; closeAll closes them.
+func connectAll(im impl, addr string, n int) (sessions []session, closeAll func(), err error) {
+	closeAll = func() {
+		for _, s := range sessions {
+			s.close()
+		}
+	}
+	for range n {
+		s, err := im.connect(addr)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		sessions = append(sessions, s)
+	}
+	return sessions, closeAll, nil
+}
+
 func requests(ss []session) int64 {
 	var n int64
 	for _, s := range ss {
@@ -173,16 +187,12 @@ func runRWLock(e env, im impl) result {
 // the queue: notifications per release, requests per acquire, drain time.
 func runHerd(e env, im impl, waiters int) result {
 	r := result{Impl: im.name(), Workload: fmt.Sprintf("herd-%d", waiters), Clients: waiters + 1, Waiters: waiters}
-	sessions := make([]session, waiters+1)
-	for i := range sessions {
-		s, err := im.connect(e.addr)
-		if err != nil {
-			r.Error = err.Error()
-			return r
-		}
-		defer s.close()
-		sessions[i] = s
+	sessions, closeAll, err := connectAll(im, e.addr, waiters+1)
+	if err != nil {
+		r.Error = err.Error()
+		return r
 	}
+	defer closeAll()
 	path := fmt.Sprintf("/bench/%s/herd-%d", im.name(), waiters)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -256,16 +266,12 @@ func waitQueue(s session, im impl, path string, n int) {
 func runMemory(e env, im impl, waiters int) result {
 	const sessionsN = 10
 	r := result{Impl: im.name(), Workload: "memory", Clients: sessionsN + 1, Waiters: waiters}
-	sessions := make([]session, sessionsN+1)
-	for i := range sessions {
-		s, err := im.connect(e.addr)
-		if err != nil {
-			r.Error = err.Error()
-			return r
-		}
-		defer s.close()
-		sessions[i] = s
+	sessions, closeAll, err := connectAll(im, e.addr, sessionsN+1)
+	if err != nil {
+		r.Error = err.Error()
+		return r
 	}
+	defer closeAll()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	path := "/bench/" + im.name() + "/mem"
