@@ -2,9 +2,7 @@ package framework_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"net"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -195,45 +193,17 @@ func TestDigestACLKeepsOthersOut(t *testing.T) {
 	}
 }
 
-// countingDialer counts the requests (not pings or the handshake) a client
-// sends.
-func countingDialer(n *atomic.Int64) zk.Dialer {
-	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
-		c, err := net.DialTimeout(network, addr, timeout)
-		if err != nil {
-			return nil, err
-		}
-		return &countingConn{Conn: c, n: n}, nil
-	}
-}
-
-type countingConn struct {
-	net.Conn
-	n         *atomic.Int64
-	handshake bool
-}
-
-// Write sees whole frames: go-zookeeper writes each in one call.
-func (c *countingConn) Write(b []byte) (int, error) {
-	if !c.handshake {
-		c.handshake = true
-	} else if len(b) >= 12 && int32(binary.BigEndian.Uint32(b[8:12])) != 11 { // 11: ping
-		c.n.Add(1)
-	}
-	return c.Conn.Write(b)
-}
-
 func TestBadPathsAreRejectedBeforeAnyRequest(t *testing.T) {
-	var requests atomic.Int64
-	c := newClient(t, framework.WithDialer(countingDialer(&requests)))
+	requests := recipestest.NewCounter()
+	c := newClient(t, framework.WithDialer(requests.Dialer(nil)))
 	ctx := ctxT(t)
 	if _, _, err := c.Get(ctx, "/probe"); !errors.Is(err, framework.ErrNoNode) {
 		t.Fatalf("probe: %v", err)
 	}
-	if requests.Load() == 0 {
+	if requests.Requests() == 0 {
 		t.Fatal("the counting dialer saw no request")
 	}
-	before := requests.Load()
+	before := requests.Requests()
 	for _, p := range []string{"", "relative", "/trailing/", "/a//b", "/a/./b", "/a/../b", "/nul\x00", "/ctl\x01"} {
 		if _, err := c.Create(ctx, p, nil); !errors.Is(err, framework.ErrInvalidPath) {
 			t.Errorf("Create(%q) = %v, want ErrInvalidPath", p, err)
@@ -248,7 +218,7 @@ func TestBadPathsAreRejectedBeforeAnyRequest(t *testing.T) {
 	if _, err := c.Create(ctx, "/seq/", nil, framework.WithMode(framework.PersistentSequential)); errors.Is(err, framework.ErrInvalidPath) {
 		t.Errorf("a sequential path may end in /: %v", err)
 	}
-	if got := requests.Load() - before; got != 1 { // the sequential create above
+	if got := requests.Requests() - before; got != 1 { // the sequential create above
 		t.Fatalf("%d requests for bad paths, want none", got-1)
 	}
 	if _, err := framework.New("127.0.0.1:2181", framework.WithNamespace("/abs")); !errors.Is(err, framework.ErrInvalidPath) {
