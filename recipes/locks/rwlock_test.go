@@ -5,74 +5,11 @@ import (
 	"errors"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 )
-
-func TestReadWriteLockUnderLoad(t *testing.T) {
-	const workers, cycles = 8, 25
-	cs := clients(t, workers)
-	var readers, writers occupancy
-	var violations atomic.Int32
-	g, ctx := errgroup.WithContext(ctxT(t))
-	for w, c := range cs {
-		rw, err := locks.NewReadWriteLock(c, "/rw")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Go(func() error {
-			for i := range cycles {
-				write := (w*cycles+i)%5 == 0 // 20% writes, by a fixed pattern
-				l := rw.ReadLock()
-				if write {
-					l = rw.WriteLock()
-				}
-				h, err := l.Acquire(ctx)
-				if err != nil {
-					return err
-				}
-				if write {
-					writers.enter()
-					if readers.inside.Load() != 0 || writers.inside.Load() != 1 {
-						violations.Add(1)
-					}
-				} else {
-					readers.enter()
-					if writers.inside.Load() != 0 {
-						violations.Add(1)
-					}
-				}
-				_, _, err = c.Exists(ctx, "/rw")
-				if write {
-					writers.leave()
-				} else {
-					readers.leave()
-				}
-				if err != nil {
-					return err
-				}
-				if err := h.Release(ctx); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	if n := violations.Load(); n != 0 {
-		t.Fatalf("%d times a writer overlapped another holder", n)
-	}
-	if readers.most.Load() < 2 {
-		t.Logf("readers never overlapped (most at once: %d)", readers.most.Load())
-	}
-}
 
 var rwNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-__(READ|WRIT)__\d{10}$`)
 

@@ -7,51 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 )
-
-func TestSemaphoreBoundsLeasesUnderLoad(t *testing.T) {
-	const workers, cycles, leases = 8, 25, 3
-	cs := clients(t, workers)
-	var occ occupancy
-	g, ctx := errgroup.WithContext(ctxT(t))
-	for _, c := range cs {
-		s, err := locks.NewSemaphore(c, "/sem", leases)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Go(func() error {
-			for range cycles {
-				h, err := s.Acquire(ctx)
-				if err != nil {
-					return err
-				}
-				occ.enter()
-				_, _, err = c.Exists(ctx, "/sem")
-				occ.leave()
-				if err != nil {
-					return err
-				}
-				if err := h.Release(ctx); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	if most := occ.most.Load(); most > leases {
-		t.Fatalf("%d leases out at once, max %d", most, leases)
-	}
-	if kids := children(t, cs[0], "/sem/leases"); len(kids) != 0 {
-		t.Fatalf("leases left behind: %v", kids)
-	}
-}
 
 var leaseNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-lease-\d{10}$`)
 
