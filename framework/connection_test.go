@@ -82,11 +82,7 @@ func TestServerSideExpiryIsLostThenReconnected(t *testing.T) {
 // expired, yet the client reports Lost once Suspended has lasted the
 // negotiated session timeout (Curator's rule).
 func TestSuspendedForSessionTimeoutIsLost(t *testing.T) {
-	proxy, err := recipestest.NewProxy(server.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := recipestest.StartProxy(t, server.Addr())
 	c, log := startClient(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
 	proxy.Blackhole(true)
 	log.expect(t, C, S, L)
@@ -117,11 +113,7 @@ func TestBlockUntilConnectedHonoursContext(t *testing.T) {
 // A call blocked on a silent server returns as soon as its context is
 // cancelled.
 func TestCancelFreesBlockedCall(t *testing.T) {
-	proxy, err := recipestest.NewProxy(server.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := recipestest.StartProxy(t, server.Addr())
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
 	proxy.Blackhole(true)
 	ctx, cancel := context.WithCancel(context.Background())

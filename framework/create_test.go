@@ -137,11 +137,7 @@ func TestProtectedCreateNamesLikeCurator(t *testing.T) {
 // The create reaches the server but its reply is lost with the connection:
 // the retry finds the node it made instead of making a second one.
 func TestProtectedCreateWithLostReplyLeavesOneNode(t *testing.T) {
-	proxy, err := recipestest.NewProxy(server.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := recipestest.StartProxy(t, server.Addr())
 	ns := recipestest.Namespace(t)
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
 	ctx := ctxT(t)
@@ -166,11 +162,7 @@ func TestProtectedCreateWithLostReplyLeavesOneNode(t *testing.T) {
 // Without protection the same lost reply makes the retry create a second
 // node: the reason protection exists.
 func TestUnprotectedCreateWithLostReplyDuplicates(t *testing.T) {
-	proxy, err := recipestest.NewProxy(server.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := recipestest.StartProxy(t, server.Addr())
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
 	ctx := ctxT(t)
 	c.Create(ctx, "/q", nil)

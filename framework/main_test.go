@@ -11,7 +11,6 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipestest"
-	"github.com/gocurator/curator/retry"
 )
 
 // server is the package's shared ZooKeeper; tests isolate themselves with a
@@ -37,12 +36,7 @@ func newClientAt(t testing.TB, connect string, opts ...framework.Option) *framew
 // start, and waits until it is connected.
 func startClient(t testing.TB, connect string, opts ...framework.Option) (*framework.Client, *stateLog) {
 	t.Helper()
-	base := []framework.Option{
-		framework.WithSessionTimeout(4 * time.Second),
-		framework.WithConnectionTimeout(2 * time.Second),
-		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(20*time.Millisecond, 5)),
-	}
-	c, err := framework.New(connect, append(base, opts...)...)
+	c, err := framework.New(connect, append(recipestest.ClientOptions(), opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

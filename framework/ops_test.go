@@ -55,11 +55,7 @@ func TestDeleteVersionAndChildren(t *testing.T) {
 // A guaranteed delete that fails because the server cannot be reached is
 // finished in the background once it can.
 func TestGuaranteedDeleteSurvivesDroppedConnection(t *testing.T) {
-	proxy, err := recipestest.NewProxy(server.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := recipestest.StartProxy(t, server.Addr())
 	ns := recipestest.Namespace(t)
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithRetryPolicy(retry.RetryNTimes(0, 0)),
 		framework.WithConnectionTimeout(500*time.Millisecond), framework.WithSessionTimeout(10*time.Second))
@@ -252,11 +248,7 @@ func TestClosedAndUnstartedClientsFailClearly(t *testing.T) {
 // Close stops every goroutine the client started, including calls abandoned
 // on a silent server.
 func TestCloseLeavesNoGoroutines(t *testing.T) {
-	proxy, err := recipestest.NewProxy(server.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := recipestest.StartProxy(t, server.Addr())
 	c, err := framework.New(proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
 	if err != nil {
 		t.Fatal(err)

@@ -17,12 +17,7 @@ import (
 // it when the test ends.
 func NewClient(tb testing.TB, connect string, opts ...framework.Option) *framework.Client {
 	tb.Helper()
-	base := []framework.Option{
-		framework.WithSessionTimeout(4 * time.Second),
-		framework.WithConnectionTimeout(2 * time.Second),
-		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(20*time.Millisecond, 5)),
-	}
-	c, err := framework.New(connect, append(base, opts...)...)
+	c, err := framework.New(connect, append(ClientOptions(), opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -36,6 +31,28 @@ func NewClient(tb testing.TB, connect string, opts ...framework.Option) *framewo
 		tb.Fatalf("client did not connect to %s: %v", connect, err)
 	}
 	return c
+}
+
+// ClientOptions are NewClient's test-friendly defaults, for tests that build
+// their clients themselves.
+func ClientOptions() []framework.Option {
+	return []framework.Option{
+		framework.WithSessionTimeout(4 * time.Second),
+		framework.WithConnectionTimeout(2 * time.Second),
+		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(20*time.Millisecond, 5)),
+	}
+}
+
+// StartProxy starts a fault proxy in front of target for one test and closes
+// it when the test ends.
+func StartProxy(tb testing.TB, target string) *Proxy {
+	tb.Helper()
+	p, err := NewProxy(target)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { p.Close() })
+	return p
 }
 
 // RunWithServer is a TestMain for packages that share one server: it starts

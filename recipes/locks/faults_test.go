@@ -64,11 +64,7 @@ func TestServerRestartWhileWaiting(t *testing.T) {
 // The lock node's create commits but its reply is lost: the protected create
 // finds its node on the retry, so there is one node and the lock works.
 func TestLostCreateReplyLeavesOneNode(t *testing.T) {
-	proxy, err := recipestest.NewProxy(server.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := recipestest.StartProxy(t, server.Addr())
 	ns := recipestest.Namespace(t)
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
 	other := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))

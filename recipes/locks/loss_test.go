@@ -170,11 +170,7 @@ func TestSuspendedConnectionAndErrorPolicies(t *testing.T) {
 		{"session", listener.SessionErrorPolicy{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			proxy, err := recipestest.NewProxy(server.Addr())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer proxy.Close()
+			proxy := recipestest.StartProxy(t, server.Addr())
 			c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)), framework.WithErrorPolicy(tc.policy))
 			ctx := ctxT(t)
 			m, _ := locks.NewMutex(c, "/lock")
