@@ -12,6 +12,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/retry"
 )
 
 func TestCreateModes(t *testing.T) {
@@ -172,5 +173,36 @@ func TestUnprotectedCreateWithLostReplyDuplicates(t *testing.T) {
 	}
 	if children, _, _ := c.Children(ctx, "/q"); len(children) != 2 {
 		t.Fatalf("children %v, want 2 (the lost reply's node and the retry's)", children)
+	}
+}
+
+// A protected create that fails for good after its request committed (no
+// retries allowed, reply lost) leaves nothing: the client finds its node by
+// the protected id and deletes it in the background.
+func TestFailedProtectedCreateIsCleanedUp(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithRetryPolicy(retry.RetryNTimes(0, 0)))
+	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/q", nil); err != nil {
+		t.Fatal(err)
+	}
+	proxy.DropAfter(zkwire.OpCreate)
+	_, err := c.Create(ctx, "/q/n-", nil, framework.WithProtection(), framework.WithMode(framework.PersistentSequential))
+	if !errors.Is(err, framework.ErrConnectionLoss) {
+		t.Fatalf("create with its reply lost and no retries: %v, want ErrConnectionLoss", err)
+	}
+	// The node was created (the request committed) and is then removed.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		kids, _, err := observer.Children(ctx, "/q")
+		if err == nil && len(kids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("children of /q: %v %v, want none", kids, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
