@@ -31,6 +31,7 @@ func main() {
 	only := flag.String("impls", "gocurator,floor,zk.Lock,curator,kazoo", "implementations to run")
 	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
+	fsync := flag.Bool("fsync", true, "the throwaway server fsyncs its transaction log (ZooKeeper's default)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the Go side here")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -40,7 +41,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if err := run(*connect, *duration, *out, split(*only), split(*workloads), split(*herdSizes)); err != nil {
+	if err := run(*connect, *fsync, *duration, *out, split(*only), split(*workloads), split(*herdSizes)); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -49,9 +50,13 @@ func main() {
 
 func split(s string) []string { return strings.Split(s, ",") }
 
-func run(connect string, duration time.Duration, out string, only, workloads, herdSizes []string) error {
+func run(connect string, fsync bool, duration time.Duration, out string, only, workloads, herdSizes []string) error {
 	if connect == "" {
-		srv, err := recipestest.NewServer()
+		var opts []recipestest.Option
+		if !fsync {
+			opts = append(opts, recipestest.WithoutFsync())
+		}
+		srv, err := recipestest.NewServer(opts...)
 		if err != nil {
 			return err
 		}

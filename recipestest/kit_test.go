@@ -227,3 +227,36 @@ func TestNamespaceIsFreshAndValid(t *testing.T) {
 		t.Fatalf("namespace %q rejected: %v", a, err)
 	}
 }
+
+// TestNodeCountAndReceived runs on a server of its own, with no session open
+// while it counts, so that no ping lands between the readings.
+func TestNodeCountAndReceived(t *testing.T) {
+	ctx := context.Background()
+	srv := recipestest.StartServer(t, recipestest.WithoutFsync())
+	before, err := recipestest.NodeCount(ctx, srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, _ := connect(t, srv.Addr(), nil)
+	if _, err := conn.Create("/n", []byte("x"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, err := conn.Get("/n"); err != nil || string(data) != "x" {
+		t.Fatalf("Get = %q, %v", data, err)
+	}
+	conn.Close()
+	r1, _ := recipestest.Received(ctx, srv.Addr())
+	r2, _ := recipestest.Received(ctx, srv.Addr())
+	after, err := recipestest.NodeCount(ctx, srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r3, _ := recipestest.Received(ctx, srv.Addr())
+	if after != before+1 {
+		t.Fatalf("node count %d after one create, %d before", after, before)
+	}
+	// Each four-letter command is one packet in Received, nothing more.
+	if r2-r1 != 1 || r3-r2 != 2 {
+		t.Fatalf("Received went %d, %d, %d around one NodeCount", r1, r2, r3)
+	}
+}

@@ -19,6 +19,7 @@ type config struct {
 	tickTime   time.Duration
 	minSession time.Duration
 	maxSession time.Duration
+	noSync     bool
 }
 
 // WithTickTime sets ZooKeeper's tickTime (default 200ms). Session timeouts
@@ -29,6 +30,12 @@ func WithTickTime(d time.Duration) Option { return func(c *config) { c.tickTime 
 func WithSessionTimeouts(min, max time.Duration) Option {
 	return func(c *config) { c.minSession, c.maxSession = min, max }
 }
+
+// WithoutFsync turns off the server's fsync of its transaction log
+// (forceSync=no). Writes then cost the server's CPU rather than the disk's
+// flush, which is what a benchmark of client libraries wants to compare; it
+// is unsafe only if the machine itself crashes.
+func WithoutFsync() Option { return func(c *config) { c.noSync = true } }
 
 func newConfig(opts []Option) config {
 	c := config{tickTime: 200 * time.Millisecond}
@@ -55,6 +62,9 @@ func (c config) zooCfg(dataDir string, clientPort int, extra ...string) string {
 	}
 	if c.maxSession > 0 {
 		lines = append(lines, "maxSessionTimeout="+strconv.Itoa(int(c.maxSession.Milliseconds())))
+	}
+	if c.noSync {
+		lines = append(lines, "forceSync=no")
 	}
 	return strings.Join(append(lines, extra...), "\n") + "\n"
 }
@@ -182,16 +192,30 @@ func (s *Server) Command(ctx context.Context, cmd string) (string, error) {
 // "Received:", pings included), for counting a client's requests.
 func (s *Server) Received(ctx context.Context) (int64, error) { return Received(ctx, s.addr) }
 
-// Received returns the "Received:" count of the server at addr.
+// Received returns the "Received:" count of the server at addr. Asking adds
+// one (the command itself), as every four-letter command does.
 func Received(ctx context.Context, addr string) (int64, error) {
+	return srvrCount(ctx, addr, "Received")
+}
+
+// NodeCount returns the number of znodes the server at addr holds (srvr's
+// "Node count:"). Asking makes no ZooKeeper request and no session, but like
+// every four-letter command it adds one to Received: a harness that polls it
+// while counting requests subtracts its polls.
+func NodeCount(ctx context.Context, addr string) (int64, error) {
+	return srvrCount(ctx, addr, "Node count")
+}
+
+// srvrCount returns the figure on srvr's line "name: N".
+func srvrCount(ctx context.Context, addr, name string) (int64, error) {
 	out, err := FourLetter(ctx, addr, "srvr")
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(line, "Received: "); ok {
+		if v, ok := strings.CutPrefix(line, name+": "); ok {
 			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("recipestest: no Received line in srvr: %q", out)
+	return 0, fmt.Errorf("recipestest: no %s line in srvr: %q", name, out)
 }
