@@ -64,10 +64,11 @@ func (c *countingConn) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// Write counts b before sending it: once it is on the wire the server may
+// answer, and the caller may read the counter, before Write returns.
 func (c *countingConn) Write(b []byte) (int, error) {
-	n, err := c.Conn.Write(b)
-	c.out.feed(b[:n])
-	return n, err
+	c.out.feed(b)
+	return c.Conn.Write(b)
 }
 
 // frameSplitter cuts a byte stream into length-prefixed frames and hands
