@@ -32,6 +32,9 @@ func main() {
 	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
 	fsync := flag.Bool("fsync", true, "the throwaway server fsyncs its transaction log (ZooKeeper's default)")
+	warmup := flag.Duration("warmup", time.Second, "unrecorded run of each throughput workload before it is measured, per implementation")
+	rounds := flag.Int("rounds", 3, "the Go implementations take turns this many times per throughput workload, each for duration/rounds")
+	noCancel := flag.Bool("no-cancel", false, "acquire with context.Background() instead of a cancellable context")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the Go side here")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -41,7 +44,10 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if err := run(*connect, *fsync, *duration, *out, split(*only), split(*workloads), split(*herdSizes)); err != nil {
+	o := options{connect: *connect, fsync: *fsync, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
+		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes)}
+	e := env{duration: *duration, noCancel: *noCancel}
+	if err := run(e, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -50,10 +56,28 @@ func main() {
 
 func split(s string) []string { return strings.Split(s, ",") }
 
-func run(connect string, fsync bool, duration time.Duration, out string, only, workloads, herdSizes []string) error {
+// options are the harness's flags beyond env.
+type options struct {
+	connect, out               string
+	fsync                      bool
+	warmup                     time.Duration
+	rounds                     int
+	only, workloads, herdSizes []string
+}
+
+// throughput runs one of the timed workloads.
+var throughput = map[string]func(env, impl) result{
+	"mutex-uncontended": runMutexUncontended,
+	"mutex-contended":   runMutexContended,
+	"semaphore":         runSemaphore,
+	"rwlock":            runRWLock,
+}
+
+func run(e env, o options) error {
+	connect, only := o.connect, o.only
 	if connect == "" {
 		var opts []recipestest.Option
-		if !fsync {
+		if !o.fsync {
 			opts = append(opts, recipestest.WithoutFsync())
 		}
 		srv, err := recipestest.NewServer(opts...)
@@ -66,41 +90,41 @@ func run(connect string, fsync bool, duration time.Duration, out string, only, w
 	if !strings.HasPrefix(connect, "127.") && !strings.HasPrefix(connect, "localhost:") {
 		return fmt.Errorf("--connect %s: benchmarks send traffic to loopback only", connect)
 	}
-	f, err := os.Create(out)
+	f, err := os.Create(o.out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	enc := json.NewEncoder(f)
-	e := env{addr: connect, duration: duration, received: func() int64 {
+	e.addr = connect
+	e.received = func() int64 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		n, _ := recipestest.Received(ctx, connect)
 		return n
-	}}
+	}
 	var results []result
 	emit := func(r result) {
 		results = append(results, r)
 		enc.Encode(r)
 		fmt.Fprintf(os.Stderr, "%-10s %-18s %s\n", r.Impl, r.Workload, summary(r))
 	}
-	goImpls := []impl{curatorGo{}, floor{}, zkLock{}}
-	for _, w := range workloads {
-		for _, im := range goImpls {
-			if !slices.Contains(only, im.name()) {
-				continue
+	var goImpls []impl
+	for _, im := range []impl{curatorGo{}, floor{}, zkLock{}} {
+		if slices.Contains(only, im.name()) {
+			goImpls = append(goImpls, im)
+		}
+	}
+	for _, w := range o.workloads {
+		if runW, ok := throughput[w]; ok {
+			for _, r := range interleaved(e, o, goImpls, runW) {
+				emit(r)
 			}
+		}
+		for _, im := range goImpls {
 			switch w {
-			case "mutex-uncontended":
-				emit(runMutexUncontended(e, im))
-			case "mutex-contended":
-				emit(runMutexContended(e, im))
-			case "semaphore":
-				emit(runSemaphore(e, im))
-			case "rwlock":
-				emit(runRWLock(e, im))
 			case "herd":
-				for _, n := range herdSizes {
+				for _, n := range o.herdSizes {
 					var size int
 					fmt.Sscan(n, &size)
 					emit(runHerd(e, im, size))
@@ -109,17 +133,42 @@ func run(connect string, fsync bool, duration time.Duration, out string, only, w
 				emit(runMemory(e, im, 1000))
 			}
 		}
+		pe := e
+		pe.warmup = o.warmup
 		for _, peer := range peers() {
 			if slices.Contains(only, peer.name) && peer.supports(w) {
-				for _, r := range peer.run(e, w, herdSizes) {
+				for _, r := range peer.run(pe, w, o.herdSizes) {
 					emit(r)
 				}
 			}
 		}
 	}
 	printTable(results)
-	fmt.Fprintln(os.Stderr, "JSON lines written to", out)
+	fmt.Fprintln(os.Stderr, "JSON lines written to", o.out)
 	return nil
+}
+
+// interleaved runs a throughput workload for every Go implementation: each
+// first warms the server and itself up for o.warmup (not recorded), then the
+// implementations take turns, o.rounds times, for e.duration/o.rounds each,
+// so that a drift of the server over the run touches all of them alike.
+func interleaved(e env, o options, impls []impl, runW func(env, impl) result) []result {
+	if o.warmup > 0 {
+		we := e
+		we.duration = o.warmup
+		for _, im := range impls {
+			runW(we, im)
+		}
+	}
+	re := e
+	re.duration = e.duration / time.Duration(o.rounds)
+	merged := make([]result, len(impls))
+	for range o.rounds {
+		for i, im := range impls {
+			merged[i] = merge(merged[i], runW(re, im))
+		}
+	}
+	return merged
 }
 
 func summary(r result) string {

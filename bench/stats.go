@@ -15,3 +15,35 @@ func percentile(ds []time.Duration, p float64) float64 {
 	i := int(float64(len(s)-1) * p / 100)
 	return float64(s[i].Microseconds())
 }
+
+// merge adds round b of a throughput workload to the rounds in a.
+func merge(a, b result) result {
+	if a.Rounds == 0 {
+		b.Rounds = 1
+		return b
+	}
+	if a.Error != "" {
+		return a
+	}
+	if b.Error != "" {
+		a.Error = b.Error
+		return a
+	}
+	cycles := a.Cycles + b.Cycles
+	perCycle := func(x, y float64) float64 {
+		if cycles == 0 {
+			return 0
+		}
+		return (x*float64(a.Cycles) + y*float64(b.Cycles)) / float64(cycles)
+	}
+	a.ClientReqs, a.ServerReqs = perCycle(a.ClientReqs, b.ClientReqs), perCycle(a.ServerReqs, b.ServerReqs)
+	a.Cycles, a.Seconds = cycles, a.Seconds+b.Seconds
+	a.CyclesPerSec = float64(a.Cycles) / a.Seconds
+	a.Violations += b.Violations
+	a.handoffs = append(a.handoffs, b.handoffs...)
+	if len(a.handoffs) > 0 {
+		a.HandoffP50us, a.HandoffP99us = percentile(a.handoffs, 50), percentile(a.handoffs, 99)
+	}
+	a.Rounds++
+	return a
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -31,14 +30,19 @@ type result struct {
 	DrainSeconds   float64 `json:"drain_seconds,omitempty"`
 	HeapPerWaiter  float64 `json:"heap_bytes_per_waiter,omitempty"`
 	GorosPerWaiter float64 `json:"goroutines_per_waiter,omitempty"`
+	Rounds         int     `json:"rounds,omitempty"`
 	Error          string  `json:"error,omitempty"`
+
+	handoffs []time.Duration // raw, for merging rounds
 }
 
 // env is what a workload needs from the harness.
 type env struct {
 	addr     string
 	duration time.Duration
-	received func() int64 // the server's Received counter
+	received func() int64  // the server's Received counter
+	noCancel bool          // acquire with context.Background(), not a cancellable context
+	warmup   time.Duration // for peers: an unrecorded run before the measured one
 }
 
 // contention runs n clients, each looping acquire → section → release for
@@ -85,7 +89,7 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 					a = acq[i].write
 				}
 				actx := gctx
-				if os.Getenv("BENCH_NOCTX") != "" {
+				if e.noCancel {
 					actx = context.Background()
 				}
 				rel, err := a(actx)
@@ -131,6 +135,7 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 		r.ServerReqs = float64(e.received()-srv0) / float64(r.Cycles)
 	}
 	if n > 1 {
+		r.handoffs = handoffs
 		r.HandoffP50us, r.HandoffP99us = percentile(handoffs, 50), percentile(handoffs, 99)
 	}
 	return r

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
@@ -15,6 +16,7 @@ type Op struct {
 	data    []byte
 	mode    CreateMode
 	version int32
+	create  createOpts // a create's options
 }
 
 type opKind int
@@ -28,9 +30,17 @@ const (
 
 // CreateOp creates a node (Persistent, Ephemeral or their sequential forms;
 // ZooKeeper's multi takes no containers or TTLs). nil data means the client's
-// default data.
-func CreateOp(path string, data []byte, mode CreateMode) Op {
-	return Op{kind: opCreate, path: path, data: data, mode: mode}
+// default data. Of the create options, WithProtection, WithParents,
+// WithContainerParents and WithACL apply: missing parents are made before
+// the transaction is tried again, and a protected create lets a retry after
+// a lost reply find that the transaction committed instead of applying it
+// twice (see Txn).
+func CreateOp(path string, data []byte, mode CreateMode, opts ...CreateOption) Op {
+	op := Op{kind: opCreate, path: path, data: data, mode: mode}
+	for _, o := range opts {
+		o(&op.create)
+	}
+	return op
 }
 
 // DeleteOp deletes a node if its version matches (-1 matches any).
@@ -70,11 +80,22 @@ func (e *TxnError) Unwrap() error { return e.Err }
 
 // Txn commits ops atomically: all of them or none. If one fails, the error
 // wraps a *TxnError.
+//
+// Like Create, Txn leaves nothing behind that its caller cannot know of. If
+// ctx ends while the transaction is in flight and it commits after all, the
+// nodes it created with sequential or protected names are deleted. With a
+// protected create among ops, a retry after a lost reply first looks for
+// that node: if it is there the transaction had committed, and Txn returns
+// its results (created paths found that way; a set's Stat is then nil). If
+// Txn fails and cannot tell whether the transaction committed, the client
+// deletes its protected nodes in the background.
 func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	if len(ops) == 0 {
 		return nil, opErr("txn", "", fmt.Errorf("%w: empty transaction", ErrInvalidArg))
 	}
 	reqs := make([]any, len(ops))
+	ids := make([]string, len(ops)) // protected creates' ids
+	protected := -1                 // the first protected create
 	for i, op := range ops {
 		seq := op.kind == opCreate && op.mode.IsSequential()
 		if err := ValidatePath(op.path, seq); err != nil {
@@ -86,11 +107,25 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			if op.mode != Persistent && op.mode != Ephemeral && op.mode != PersistentSequential && op.mode != EphemeralSequential {
 				return nil, opErr("txn", op.path, fmt.Errorf("%w: create mode %d in a transaction", ErrInvalidArg, op.mode))
 			}
+			if op.create.ttl != 0 {
+				return nil, opErr("txn", op.path, fmt.Errorf("%w: TTL in a transaction", ErrInvalidArg))
+			}
 			data := op.data
 			if data == nil {
 				data = c.cfg.defaultData
 			}
-			reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: aclFor(c.cfg.aclProvider, op.path), Flags: int32(op.mode)}
+			acl := op.create.acl
+			if len(acl) == 0 {
+				acl = aclFor(c.cfg.aclProvider, op.path)
+			}
+			if op.create.protected {
+				ids[i] = newProtectedID()
+				full = ProtectedPath(full, ids[i])
+				if protected < 0 {
+					protected = i
+				}
+			}
+			reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: int32(op.mode)}
 		case opDelete:
 			reqs[i] = &zk.DeleteRequest{Path: full, Version: op.version}
 		case opSetData:
@@ -101,42 +136,152 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			return nil, opErr("txn", op.path, fmt.Errorf("%w: zero Op", ErrInvalidArg))
 		}
 	}
-	var res []zk.MultiResponse
+	var (
+		res      []zk.MultiResponse
+		attempts int
+	)
 	err := c.do(ctx, "txn", ops[0].path, func(ctx context.Context, conn *zk.Conn) error {
-		return c.call(ctx, func() error {
-			var err error
-			res, err = conn.Multi(reqs...)
-			return err
-		}, nil)
+		attempts++
+		if protected >= 0 && attempts > 1 {
+			found, err := c.findCommitted(ctx, conn, ops, reqs, ids)
+			if err != nil || found != nil {
+				res = found
+				return err
+			}
+		}
+		var err error
+		res, err = c.multi(ctx, conn, ops, reqs)
+		return err
 	})
-	if err != nil && ctx.Err() != nil {
-		return nil, err // res may still be written by an abandoned call
-	}
-	if err == nil && len(res) != len(ops) {
-		err = opErr("txn", ops[0].path, fmt.Errorf("%w: %d results for %d ops", zk.ErrAPIError, len(res), len(ops)))
-	}
 	if err != nil {
-		return nil, txnError(err, res)
+		if protected >= 0 && attempts > 0 && mayHaveCommitted(err) {
+			for i, id := range ids {
+				if id == "" {
+					continue
+				}
+				parent, _ := SplitPath(reqs[i].(*zk.CreateRequest).Path)
+				c.janitor.add("delete protected node of a failed transaction", parent, func(ctx context.Context) error {
+					return c.deleteProtected(ctx, parent, id)
+				})
+			}
+		}
+		return nil, err
 	}
 	out := make([]OpResult, len(res))
 	for i, r := range res {
-		if r.Error != nil {
-			return nil, txnError(r.Error, res)
-		}
 		out[i] = OpResult{Path: c.cfg.namespace.unfix(r.String), Stat: r.Stat}
 	}
 	return out, nil
 }
 
-// txnError finds the operation that failed: the first whose error is not
-// the rollback marker ZooKeeper gives the others.
-func txnError(err error, res []zk.MultiResponse) error {
-	for i, r := range res {
-		if r.Error != nil && !isRollback(r.Error) {
-			return opErr("txn", "", &TxnError{Index: i, Err: opErr("txn", "", r.Error)})
+// mayHaveCommitted reports whether a transaction that failed with err may
+// have committed all the same: the server did not reject it.
+func mayHaveCommitted(err error) bool {
+	var te *TxnError
+	return !errors.As(err, &te) && !errors.Is(err, ErrNoAuth) && !errors.Is(err, ErrClosed) && !errors.Is(err, ErrInvalidArg)
+}
+
+// multi sends the transaction, making missing parents of the creates that
+// ask for them and trying again. A failed transaction's error wraps a
+// *TxnError. If the caller gives up before the answer and the transaction
+// committed after all, its sequential and protected nodes are deleted.
+func (c *Client) multi(ctx context.Context, conn *zk.Conn, ops []Op, reqs []any) ([]zk.MultiResponse, error) {
+	for made := 0; ; made++ {
+		var res []zk.MultiResponse
+		err := c.call(ctx, func() error {
+			var err error
+			res, err = conn.Multi(reqs...)
+			return err
+		}, func(err error) {
+			if err == nil && committed(res, len(ops)) {
+				c.undoTxn(ops, res)
+			}
+		})
+		if err != nil && ctx.Err() != nil {
+			return nil, err // res may still be written by an abandoned call
+		}
+		i, failure := failedOp(res) // go-zookeeper may report it as err too
+		switch {
+		case i < 0 && err != nil:
+			return nil, err
+		case i < 0 && len(res) != len(ops):
+			return nil, fmt.Errorf("%w: %d results for %d ops", zk.ErrAPIError, len(res), len(ops))
+		case i < 0:
+			return res, nil
+		}
+		if op := ops[i]; op.kind != opCreate || op.create.parents == noParents || !errors.Is(failure, zk.ErrNoNode) || made == len(ops) {
+			return nil, txnError(failure, res)
+		}
+		parent, _ := SplitPath(reqs[i].(*zk.CreateRequest).Path)
+		if err := c.mkdirs(ctx, conn, parent, ops[i].create.parents); err != nil {
+			return nil, err
 		}
 	}
-	return opErr("txn", "", err)
+}
+
+// committed reports whether every operation of a transaction succeeded.
+func committed(res []zk.MultiResponse, n int) bool {
+	if len(res) != n {
+		return false
+	}
+	for _, r := range res {
+		if r.Error != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// undoTxn deletes the nodes an abandoned transaction created under names
+// its caller never learnt: sequential and protected ones.
+func (c *Client) undoTxn(ops []Op, res []zk.MultiResponse) {
+	for i, op := range ops {
+		if op.kind == opCreate && (op.mode.IsSequential() || op.create.protected) {
+			c.undoCreate(res[i].String)
+		}
+	}
+}
+
+// findCommitted looks for the protected nodes of ops after a lost reply. If
+// the first is there, the transaction committed (it is atomic) and
+// findCommitted returns results with every created path; otherwise nil.
+func (c *Client) findCommitted(ctx context.Context, conn *zk.Conn, ops []Op, reqs []any, ids []string) ([]zk.MultiResponse, error) {
+	res := make([]zk.MultiResponse, len(ops))
+	for i, id := range ids {
+		if id == "" {
+			if ops[i].kind == opCreate {
+				res[i].String = reqs[i].(*zk.CreateRequest).Path // not sequential: the name is known
+			}
+			continue
+		}
+		parent, _ := SplitPath(reqs[i].(*zk.CreateRequest).Path)
+		found, err := c.findProtected(ctx, conn, parent, id, ops[i].mode)
+		if err != nil || found == "" {
+			return nil, err
+		}
+		res[i].String = found
+	}
+	return res, nil
+}
+
+// failedOp finds the operation of a failed transaction that failed: the
+// first whose error is not the rollback marker ZooKeeper gives the others.
+func failedOp(res []zk.MultiResponse) (int, error) {
+	for i, r := range res {
+		if r.Error != nil && !isRollback(r.Error) {
+			return i, r.Error
+		}
+	}
+	return -1, nil
+}
+
+// txnError wraps the failing operation's error in a *TxnError; err if none
+// failed (the request itself did).
+func txnError(err error, res []zk.MultiResponse) error {
+	if i, failure := failedOp(res); i >= 0 {
+		return &TxnError{Index: i, Err: opErr("txn", "", failure)}
+	}
+	return err
 }
 
 // isRollback reports ZooKeeper's "runtime inconsistency" (-2) and "ok" codes,

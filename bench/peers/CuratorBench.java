@@ -47,9 +47,18 @@ public class CuratorBench {
         return c;
     }
 
+    // contention warms up (bench.warmupMs, unrecorded: the JIT compiles the hot paths) and then measures,
+    // with the same clients.
     static void contention(String workload, int n, long durationMs, String path, String kind, int leases) throws Exception {
         List<CuratorFramework> clients = new ArrayList<>();
         for (int i = 0; i < n; i++) clients.add(client());
+        long warmupMs = Long.getLong("bench.warmupMs", 0L);
+        if (warmupMs > 0) phase(clients, workload, n, warmupMs, path, kind, leases, false);
+        phase(clients, workload, n, durationMs, path, kind, leases, true);
+        for (CuratorFramework c : clients) c.close();
+    }
+
+    static void phase(List<CuratorFramework> clients, String workload, int n, long durationMs, String path, String kind, int leases, boolean report) throws Exception {
         AtomicLong cycles = new AtomicLong(), violations = new AtomicLong(), releaseStart = new AtomicLong();
         AtomicInteger inside = new AtomicInteger(), writers = new AtomicInteger();
         List<Long> handoffs = Collections.synchronizedList(new ArrayList<>());
@@ -93,6 +102,7 @@ public class CuratorBench {
             t.start();
         }
         for (Thread t : threads) t.join();
+        if (!report) return;
         double secs = (System.nanoTime() - start) / 1e9;
         long srv = received() - srv0;
         List<Long> hs = new ArrayList<>(handoffs);
@@ -101,7 +111,6 @@ public class CuratorBench {
                 + "\"handoff_p50_us\":%.0f,\"handoff_p99_us\":%.0f,\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"violations\":%d,"
                 + "\"notes\":\"client-side requests not counted for Java\"}%n",
             workload, n, cycles.get(), secs, cycles.get() / secs, pct(hs, 50), pct(hs, 99), (double) srv / Math.max(1, cycles.get()), violations.get());
-        for (CuratorFramework c : clients) c.close();
     }
 
     static void herd(int waiters, String path) throws Exception {

@@ -5,10 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
+	"sync/atomic"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
 )
 
@@ -28,11 +27,15 @@ type Semaphore struct {
 	client *framework.Client
 	path   string
 	leases string
-	lock   *Mutex
+	lock   *LockInternals // P/locks, which serialises acquirers
 	data   []byte
 
 	countPath string // a Curator SharedCount node giving maxLeases; "" for a fixed count
 	limit     *leaseLimit
+
+	// full is set when an acquire last found every lease out: the next
+	// takes Curator's slower path, holding the lock while it waits.
+	full atomic.Bool
 }
 
 // NewSemaphore returns a semaphore at path allowing maxLeases leases at once.
@@ -41,7 +44,7 @@ func NewSemaphore(client *framework.Client, path string, maxLeases int) (*Semaph
 	if err != nil {
 		return nil, err
 	}
-	lock, err := NewMutex(client, framework.JoinPath(path, SemaphoreLockDir))
+	lock, err := NewLockInternals(client, framework.JoinPath(path, SemaphoreLockDir), MutexLockName, 1, driver.Standard{}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -94,89 +97,6 @@ func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Hold, error) {
 		got = append(got, h)
 	}
 	return got, nil
-}
-
-// acquireOne takes the semaphore's mutex, adds a lease node and waits until
-// the leases directory holds at most maxLeases nodes.
-func (s *Semaphore) acquireOne(ctx context.Context) (*Hold, error) {
-	lock, err := s.lock.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Release(context.WithoutCancel(ctx))
-	for recreates := 0; ; recreates++ {
-		path, first, ok, err := pipelined(ctx, func(ctx context.Context) (string, error) {
-			return s.client.Create(ctx, framework.JoinPath(s.leases, LeaseName), s.data,
-				framework.WithMode(framework.EphemeralSequential), framework.WithProtection(), framework.WithContainerParents())
-		}, s.listLeases)
-		if err != nil {
-			return nil, err
-		}
-		var pre *leaseListing
-		if ok {
-			pre = &first
-		}
-		room, err := s.waitForRoom(ctx, path, pre)
-		if room {
-			return newHold(s.client, path, func(ctx context.Context, p string) error { return releaseNode(ctx, s.client, p) }, nil, nil), nil
-		}
-		deleteNode(ctx, s.client, path)
-		if err != nil || recreates >= maxRecreates {
-			return nil, err
-		}
-	}
-}
-
-// leaseListing is the leases directory with a watch on it.
-type leaseListing struct {
-	children []string
-	watch    framework.Watch
-}
-
-func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
-	children, _, w, err := s.client.ChildrenW(ctx, s.leases)
-	return leaseListing{children, w}, err
-}
-
-// waitForRoom waits until the lease at path is among at most maxLeases;
-// first, if given and showing our lease, is the first listing. false with a
-// nil error means the node vanished and must be made again.
-func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing) (bool, error) {
-	_, name := framework.SplitPath(path)
-	for {
-		max, changed := s.limit.get()
-		var countChanged <-chan zk.Event
-		if s.countPath != "" {
-			n, w, err := s.readCount(ctx)
-			if err != nil {
-				return false, err
-			}
-			max, countChanged = n, w.C()
-		}
-		var l leaseListing
-		if first != nil && slices.Contains(first.children, name) {
-			l = *first
-		} else {
-			var err error
-			if l, err = s.listLeases(ctx); err != nil {
-				return false, err
-			}
-			if !slices.Contains(l.children, name) {
-				return false, nil
-			}
-		}
-		first = nil
-		if len(l.children) <= max {
-			return true, nil
-		}
-		select {
-		case <-l.watch.C():
-		case <-changed:
-		case <-countChanged:
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
-	}
 }
 
 // readCount reads the SharedCount node and watches it.

@@ -6,9 +6,11 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipestest"
 )
 
 var leaseNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-lease-\d{10}$`)
@@ -133,5 +135,103 @@ func TestSemaphoreFollowsSharedCount(t *testing.T) {
 	}
 	if p, _ := s.Participants(ctx); len(p) != 0 {
 		t.Fatalf("the failed acquire left %v", p)
+	}
+}
+
+// While leases are free, a lease costs five requests: the lock's node and
+// its listing, one transaction that creates the lease node and deletes the
+// lock's node, the count of leases, and the release (Curator's order needs
+// six). A listing that overtakes its create adds one now and then.
+func TestSemaphoreLeaseInOneTransaction(t *testing.T) {
+	requests := recipestest.NewCounter()
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(requests.Dialer(nil)))
+	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	s, _ := locks.NewSemaphore(c, "/sem", 2)
+	h, err := s.Acquire(ctx) // the first makes the directories
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Release(ctx)
+	const cycles = 20
+	before := requests.Requests()
+	for range cycles {
+		h, err := s.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kids := children(t, observer, "/sem/locks"); len(kids) != 0 {
+			t.Fatalf("a lease holder still holds the semaphore's lock: %v", kids)
+		}
+		if kids := children(t, observer, "/sem/leases"); len(kids) != 1 {
+			t.Fatalf("leases %v, want one", kids)
+		}
+		if err := h.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := requests.Requests() - before; got < 5*cycles || got >= 6*cycles {
+		t.Fatalf("%d requests for %d leases, want 5 each (and a rare re-list)", got, cycles)
+	}
+}
+
+// A lease that does not fit is given back at once (it must not wait without
+// the lock); the acquirer then waits holding the lock, as Curator's does,
+// and gets a lease when one is returned. Nothing is left behind.
+func TestSemaphoreWaitsHoldingTheLockWhenFull(t *testing.T) {
+	cs := clients(t, 3)
+	ctx := ctxT(t)
+	a, _ := locks.NewSemaphore(cs[0], "/sem", 1)
+	b, _ := locks.NewSemaphore(cs[1], "/sem", 1)
+	c, _ := locks.NewSemaphore(cs[2], "/sem", 1)
+	ha, err := a.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *locks.Hold, 2)
+	acquire := func(s *locks.Semaphore) {
+		h, err := s.Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- h
+	}
+	go acquire(b)
+	waitParticipants(t, b, 2) // b's lease, waiting
+	waitChildren(t, cs[0], "/sem/locks", 1)
+	go acquire(c) // queued behind b on the lock, with no lease yet
+	waitChildren(t, cs[0], "/sem/locks", 2)
+	if p, _ := a.Participants(ctx); len(p) != 2 {
+		t.Fatalf("leases %v with b waiting and c queued, want a's and b's", p)
+	}
+	ha.Release(ctx)
+	hb := <-got
+	hb.Release(ctx)
+	hc := <-got
+	if hb == nil || hc == nil {
+		t.FailNow()
+	}
+	hc.Release(ctx)
+	if p, _ := a.Participants(ctx); len(p) != 0 {
+		t.Fatalf("leases left: %v", p)
+	}
+	if kids := children(t, cs[0], "/sem/locks"); len(kids) != 0 {
+		t.Fatalf("lock nodes left: %v", kids)
+	}
+}
+
+// waitChildren polls until path has n children.
+func waitChildren(t testing.TB, c *framework.Client, path string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if kids := children(t, c, path); len(kids) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("children of %s: %v, want %d", path, children(t, c, path), n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

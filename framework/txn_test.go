@@ -1,0 +1,91 @@
+package framework_test
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
+	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/retry"
+)
+
+var protectedSeq = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-n-\d{10}$`)
+
+// A transaction's create may be protected and make its missing parents as
+// containers, as Create's may.
+func TestTxnProtectedCreateMakesContainerParents(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	c.Create(ctx, "/old", nil)
+	res, err := c.Txn(ctx,
+		framework.CreateOp("/a/b/n-", []byte("x"), framework.EphemeralSequential, framework.WithProtection(), framework.WithContainerParents()),
+		framework.DeleteOp("/old", -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, name := framework.SplitPath(res[0].Path)
+	if parent != "/a/b" || !protectedSeq.MatchString(name) {
+		t.Fatalf("created %q", res[0].Path)
+	}
+	if ok, _, _ := c.Exists(ctx, "/old"); ok {
+		t.Fatal("/old survived the transaction")
+	}
+	// Without a parents option a missing parent fails the transaction.
+	_, err = c.Txn(ctx, framework.CreateOp("/none/n-", nil, framework.EphemeralSequential, framework.WithProtection()))
+	var te *framework.TxnError
+	if !errors.As(err, &te) || te.Index != 0 || !errors.Is(err, framework.ErrNoNode) {
+		t.Fatalf("create under a missing parent: %v, want TxnError at op 0 with ErrNoNode", err)
+	}
+}
+
+// A lost reply: the retry finds the protected node, so the transaction is
+// applied once and its results name the node.
+func TestProtectedTxnWithLostReplyCommitsOnce(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
+	ctx := ctxT(t)
+	c.Create(ctx, "/q", nil)
+	c.Create(ctx, "/gone", nil)
+	proxy.DropAfter(zkwire.OpMulti)
+	res, err := c.Txn(ctx,
+		framework.CreateOp("/q/n-", nil, framework.EphemeralSequential, framework.WithProtection()),
+		framework.DeleteOp("/gone", -1))
+	if err != nil {
+		t.Fatalf("protected transaction across a lost reply: %v", err)
+	}
+	children, _, _ := c.Children(ctx, "/q")
+	if _, name := framework.SplitPath(res[0].Path); !slices.Equal(children, []string{name}) {
+		t.Fatalf("children %v, result %q: want exactly the result", children, res[0].Path)
+	}
+}
+
+// A protected transaction that fails for good after it committed leaves
+// nothing it created: the client deletes the node in the background.
+func TestFailedProtectedTxnIsCleanedUp(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithRetryPolicy(retry.RetryNTimes(0, 0)))
+	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	c.Create(ctx, "/q", nil)
+	proxy.DropAfter(zkwire.OpMulti)
+	_, err := c.Txn(ctx, framework.CreateOp("/q/n-", nil, framework.PersistentSequential, framework.WithProtection()))
+	if !errors.Is(err, framework.ErrConnectionLoss) {
+		t.Fatalf("transaction with its reply lost and no retries: %v, want ErrConnectionLoss", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		kids, _, err := observer.Children(ctx, "/q")
+		if err == nil && len(kids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("children of /q: %v %v, want none", kids, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
