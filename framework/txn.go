@@ -107,8 +107,8 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			if op.mode != Persistent && op.mode != Ephemeral && op.mode != PersistentSequential && op.mode != EphemeralSequential {
 				return nil, opErr("txn", op.path, fmt.Errorf("%w: create mode %d in a transaction", ErrInvalidArg, op.mode))
 			}
-			if op.create.ttl != 0 {
-				return nil, opErr("txn", op.path, fmt.Errorf("%w: TTL in a transaction", ErrInvalidArg))
+			if op.create.ttl != 0 || op.create.mode != 0 {
+				return nil, opErr("txn", op.path, fmt.Errorf("%w: WithTTL or WithMode in a transaction's create (give the mode to CreateOp)", ErrInvalidArg))
 			}
 			data := op.data
 			if data == nil {
@@ -134,6 +134,12 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			reqs[i] = &zk.CheckVersionRequest{Path: full, Version: op.version}
 		default:
 			return nil, opErr("txn", op.path, fmt.Errorf("%w: zero Op", ErrInvalidArg))
+		}
+	}
+	for i, op := range ops {
+		if protected >= 0 && op.kind == opCreate && op.mode.IsSequential() && ids[i] == "" {
+			// After a lost reply its name could not be found again.
+			return nil, opErr("txn", op.path, fmt.Errorf("%w: a sequential create beside a protected one must be protected too", ErrInvalidArg))
 		}
 	}
 	var (
@@ -250,7 +256,7 @@ func (c *Client) findCommitted(ctx context.Context, conn *zk.Conn, ops []Op, req
 	for i, id := range ids {
 		if id == "" {
 			if ops[i].kind == opCreate {
-				res[i].String = reqs[i].(*zk.CreateRequest).Path // not sequential: the name is known
+				res[i].String = reqs[i].(*zk.CreateRequest).Path // not sequential (Txn checks): the name is known
 			}
 			continue
 		}

@@ -34,6 +34,15 @@ func TestTxnProtectedCreateMakesContainerParents(t *testing.T) {
 	if ok, _, _ := c.Exists(ctx, "/old"); ok {
 		t.Fatal("/old survived the transaction")
 	}
+	_, err = c.Txn(ctx,
+		framework.CreateOp("/a/p-", nil, framework.EphemeralSequential, framework.WithProtection()),
+		framework.CreateOp("/a/s-", nil, framework.EphemeralSequential))
+	if !errors.Is(err, framework.ErrInvalidArg) {
+		t.Fatalf("an unprotected sequential create beside a protected one: %v, want ErrInvalidArg", err)
+	}
+	if _, err := c.Txn(ctx, framework.CreateOp("/m", nil, framework.Persistent, framework.WithMode(framework.Ephemeral))); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Fatalf("WithMode in CreateOp: %v, want ErrInvalidArg", err)
+	}
 	// Without a parents option a missing parent fails the transaction.
 	_, err = c.Txn(ctx, framework.CreateOp("/none/n-", nil, framework.EphemeralSequential, framework.WithProtection()))
 	var te *framework.TxnError

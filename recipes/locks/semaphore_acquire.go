@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
 )
 
 // A lease is taken in one of two ways; both keep Curator's rule that a
@@ -54,45 +55,57 @@ func (s *Semaphore) leaseOp() framework.Op {
 // then given back).
 func (s *Semaphore) acquireInTxn(ctx context.Context) (*Hold, error) {
 	for recreates := 0; ; recreates++ {
-		lockPath, err := s.lock.Acquire(ctx, false)
-		if err != nil {
-			return nil, err
+		h, vanished, err := s.tryInTxn(ctx)
+		if !vanished || recreates >= maxRecreates || ctx.Err() != nil {
+			return h, err
 		}
-		path, first, ok, err := pipelined(ctx, func(ctx context.Context) (string, error) {
-			res, err := s.client.Txn(ctx, s.leaseOp(), framework.DeleteOp(lockPath, -1))
-			if err != nil {
-				return "", err
-			}
-			return res[0].Path, nil
-		}, s.leaseChildren)
-		if err != nil {
-			// Committed or not, our lock node must go; the client deletes a
-			// lease node the transaction may have made.
-			deleteNode(ctx, s.client, lockPath)
-			var te *framework.TxnError
-			if errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode) && recreates < maxRecreates && ctx.Err() == nil {
-				continue // our lock node vanished with its session: start again
-			}
-			return nil, err
-		}
-		_, name := framework.SplitPath(path)
-		if !ok || !slices.Contains(first, name) {
-			if first, err = s.leaseChildren(ctx); err != nil {
-				deleteNode(ctx, s.client, path)
-				return nil, err
-			}
-			if !slices.Contains(first, name) {
-				continue // our lease vanished with its session: start again
-			}
-		}
-		if max, _ := s.limit.get(); len(first) <= max {
-			return s.newLease(path), nil
-		}
-		// No room, and we no longer hold the lock: a lease must not wait
-		// without it, or two waiters could each keep the other out.
-		deleteNode(ctx, s.client, path)
-		return nil, ctx.Err()
 	}
+}
+
+// tryInTxn is one attempt of acquireInTxn. vanished reports that our lock
+// or lease node went with its session, and the attempt should be made anew.
+func (s *Semaphore) tryInTxn(ctx context.Context) (h *Hold, vanished bool, err error) {
+	lockPath, err := s.lock.Acquire(ctx, false)
+	if err != nil {
+		return nil, false, err
+	}
+	path, first, ok, err := pipelined(ctx, func(ctx context.Context) (string, error) {
+		res, err := s.client.Txn(ctx, s.leaseOp(), framework.DeleteOp(lockPath, -1))
+		if err != nil {
+			return "", err
+		}
+		return res[0].Path, nil
+	}, s.leaseChildren)
+	if err != nil {
+		// Committed or not, our lock node must go; the client deletes a
+		// lease node the transaction may have made.
+		deleteNode(ctx, s.client, lockPath)
+		return nil, lockNodeGone(err), err
+	}
+	_, name := framework.SplitPath(path)
+	if !ok || !slices.Contains(first, name) {
+		if first, err = s.leaseChildren(ctx); err != nil {
+			deleteNode(ctx, s.client, path)
+			return nil, false, err
+		}
+		if !slices.Contains(first, name) {
+			return nil, true, nil
+		}
+	}
+	if max, _ := s.limit.get(); len(first) <= max {
+		return s.newLease(path), false, nil
+	}
+	// No room, and we no longer hold the lock: a lease must not wait
+	// without it, or two waiters could each keep the other out.
+	deleteNode(ctx, s.client, path)
+	return nil, false, ctx.Err()
+}
+
+// lockNodeGone reports a lease transaction that failed because our lock
+// node was gone (its session expired): the acquire must start again.
+func lockNodeGone(err error) bool {
+	var te *framework.TxnError
+	return errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode)
 }
 
 func (s *Semaphore) leaseChildren(ctx context.Context) ([]string, error) {
@@ -105,33 +118,46 @@ func (s *Semaphore) leaseChildren(ctx context.Context) ([]string, error) {
 // maxLeases nodes, release the lock. waited reports whether the leases were
 // full when it first looked.
 func (s *Semaphore) acquireHoldingLock(ctx context.Context) (h *Hold, waited bool, err error) {
+	for recreates := 0; ; recreates++ {
+		h, w, vanished, err := s.tryHoldingLock(ctx)
+		waited = waited || w
+		if !vanished || recreates >= maxRecreates || ctx.Err() != nil {
+			return h, waited, err
+		}
+	}
+}
+
+// tryHoldingLock is one attempt of acquireHoldingLock. If our lease or lock
+// node vanishes with its session, it gives up the lock and reports it: the
+// lease is made again only after the lock is taken again (Curator's
+// RETRY_DUE_TO_MISSING_NODE), never while another may hold it.
+func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanished bool, err error) {
 	lockPath, err := s.lock.Acquire(ctx, false)
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	defer s.lock.Release(context.WithoutCancel(ctx), lockPath)
-	for recreates := 0; ; recreates++ {
-		path, first, ok, err := pipelined(ctx, func(ctx context.Context) (string, error) {
-			return s.client.Create(ctx, framework.JoinPath(s.leases, LeaseName), s.data,
-				framework.WithMode(framework.EphemeralSequential), framework.WithProtection(), framework.WithContainerParents())
-		}, s.listLeases)
+	// The check makes the lease only while our lock node exists.
+	path, first, ok, err := pipelined(ctx, func(ctx context.Context) (string, error) {
+		res, err := s.client.Txn(ctx, s.leaseOp(), framework.CheckOp(lockPath, -1))
 		if err != nil {
-			return nil, waited, err
+			return "", err
 		}
-		var pre *leaseListing
-		if ok {
-			pre = &first
-		}
-		room, w, err := s.waitForRoom(ctx, path, pre)
-		waited = waited || w
-		if room {
-			return s.newLease(path), waited, nil
-		}
-		deleteNode(ctx, s.client, path)
-		if err != nil || recreates >= maxRecreates {
-			return nil, waited, err
-		}
+		return res[0].Path, nil
+	}, s.listLeases)
+	if err != nil {
+		return nil, false, lockNodeGone(err), err
 	}
+	var pre *leaseListing
+	if ok {
+		pre = &first
+	}
+	room, waited, err := s.waitForRoom(ctx, path, pre)
+	if room {
+		return s.newLease(path), waited, false, nil
+	}
+	deleteNode(ctx, s.client, path)
+	return nil, waited, err == nil, err
 }
 
 // leaseListing is the leases directory with a watch on it.
@@ -147,8 +173,9 @@ func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 
 // waitForRoom waits until the lease at path is among at most maxLeases;
 // first, if given and showing our lease, is the first listing. false with a
-// nil error means the node vanished and must be made again. waited reports
-// whether it had to wait.
+// nil error means the node vanished. waited reports whether it had to wait.
+// A lost session wakes it too (go-zookeeper does not wake watches on a
+// disconnect): the next listing shows whether our lease survived.
 func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing) (room, waited bool, err error) {
 	_, name := framework.SplitPath(path)
 	for ; ; waited = true {
@@ -177,12 +204,31 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		if len(l.children) <= max {
 			return true, waited, nil
 		}
+		if err := s.awaitRoom(ctx, l.watch, changed, countChanged); err != nil {
+			return false, waited, err
+		}
+	}
+}
+
+// awaitRoom waits for the leases to change, the limit to change, the
+// session to become lost, or ctx.
+func (s *Semaphore) awaitRoom(ctx context.Context, w framework.Watch, limitChanged <-chan struct{}, countChanged <-chan zk.Event) error {
+	_, stateChanged := s.client.StateChanged()
+	for {
 		select {
-		case <-l.watch.C():
-		case <-changed:
+		case <-w.C():
+			return nil
+		case <-limitChanged:
+			return nil
 		case <-countChanged:
+			return nil
+		case <-stateChanged:
+			var state listener.ConnectionState
+			if state, stateChanged = s.client.StateChanged(); state == listener.Lost {
+				return nil
+			}
 		case <-ctx.Done():
-			return false, waited, ctx.Err()
+			return ctx.Err()
 		}
 	}
 }

@@ -235,3 +235,57 @@ func waitChildren(t testing.TB, c *framework.Client, path string, n int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A waiter whose session expires while it waits holding the semaphore's lock
+// must not make its lease again without the lock: with one lease out and
+// another acquirer then waiting, both would wait forever. It takes the lock
+// again first, and every acquirer gets its lease in turn.
+func TestSemaphoreWaiterSessionExpiry(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	killer := recipestest.NewSessionKiller()
+	cs := []*framework.Client{
+		newClientAt(t, server.ConnectString(), framework.WithNamespace(ns)),
+		newClientAt(t, server.ConnectString(), framework.WithNamespace(ns)),
+	}
+	expiring := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(killer.Dialer(nil)))
+	ctx := ctxT(t)
+	holder, _ := locks.NewSemaphore(cs[0], "/sem", 1)
+	a, _ := locks.NewSemaphore(expiring, "/sem", 1)
+	b, _ := locks.NewSemaphore(cs[1], "/sem", 1)
+	h, err := holder.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *locks.Hold, 2)
+	acquire := func(s *locks.Semaphore) {
+		for {
+			h, err := s.Acquire(ctx)
+			if err == nil || ctx.Err() != nil {
+				got <- h
+				return
+			}
+			t.Log("acquire:", err) // an expiry may surface as an error; the caller tries again
+		}
+	}
+	go acquire(a)
+	waitParticipants(t, holder, 2)
+	waitChildren(t, cs[0], "/sem/locks", 1) // a waits holding the lock
+	if err := killer.Kill(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go acquire(b)
+	waitChildren(t, cs[0], "/sem/locks", 2) // b queued on the lock
+	h.Release(ctx)
+	for range 2 {
+		h := <-got
+		if h == nil {
+			t.Fatal("an acquirer never got its lease")
+		}
+		if err := h.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, _ := holder.Participants(ctx); len(p) != 0 {
+		t.Fatalf("leases left: %v", p)
+	}
+}
