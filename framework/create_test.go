@@ -194,15 +194,5 @@ func TestFailedProtectedCreateIsCleanedUp(t *testing.T) {
 		t.Fatalf("create with its reply lost and no retries: %v, want ErrConnectionLoss", err)
 	}
 	// The node was created (the request committed) and is then removed.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		kids, _, err := observer.Children(ctx, "/q")
-		if err == nil && len(kids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("children of /q: %v %v, want none", kids, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitNoChildren(t, observer, "/q")
 }

@@ -120,3 +120,20 @@ func ctxT(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// waitNoChildren polls until path has no children: the client's background
+// janitor works on its own schedule, with no event of ours to wait on.
+func waitNoChildren(t testing.TB, observer *framework.Client, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		kids, _, err := observer.Children(ctxT(t), path)
+		if err == nil && len(kids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("children of %s: %v %v, want none", path, kids, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

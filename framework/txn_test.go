@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/zkwire"
@@ -86,15 +85,5 @@ func TestFailedProtectedTxnIsCleanedUp(t *testing.T) {
 	if !errors.Is(err, framework.ErrConnectionLoss) {
 		t.Fatalf("transaction with its reply lost and no retries: %v, want ErrConnectionLoss", err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		kids, _, err := observer.Children(ctx, "/q")
-		if err == nil && len(kids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("children of /q: %v %v, want none", kids, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitNoChildren(t, observer, "/q")
 }
