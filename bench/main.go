@@ -121,15 +121,20 @@ func run(e env, o options) error {
 				emit(r)
 			}
 		}
-		for _, im := range goImpls {
-			switch w {
-			case "herd":
-				for _, n := range o.herdSizes {
-					var size int
-					fmt.Sscan(n, &size)
-					emit(runHerd(e, im, size))
+		if w == "herd" {
+			if o.warmup > 0 {
+				warmUp(e, goImpls, func(e env, im impl) result { return runHerd(e, im, 100) })
+			}
+			for _, n := range o.herdSizes {
+				var size int
+				fmt.Sscan(n, &size)
+				for _, r := range inTurns(e, o.rounds, goImpls, func(e env, im impl) result { return runHerd(e, im, size) }) {
+					emit(r)
 				}
-			case "memory":
+			}
+		}
+		if w == "memory" {
+			for _, im := range goImpls {
 				emit(runMemory(e, im, 1000))
 			}
 		}
@@ -156,16 +161,27 @@ func interleaved(e env, o options, impls []impl, runW func(env, impl) result) []
 	if o.warmup > 0 {
 		we := e
 		we.duration = o.warmup
-		for _, im := range impls {
-			runW(we, im)
-		}
+		warmUp(we, impls, runW)
 	}
 	re := e
 	re.duration = e.duration / time.Duration(o.rounds)
+	return inTurns(re, o.rounds, impls, runW)
+}
+
+// warmUp runs the workload once for every implementation, unrecorded.
+func warmUp(e env, impls []impl, runW func(env, impl) result) {
+	for _, im := range impls {
+		runW(e, im)
+	}
+}
+
+// inTurns runs the workload rounds times for every implementation, taking
+// turns, and merges each implementation's rounds.
+func inTurns(e env, rounds int, impls []impl, runW func(env, impl) result) []result {
 	merged := make([]result, len(impls))
-	for range o.rounds {
+	for range rounds {
 		for i, im := range impls {
-			merged[i] = merge(merged[i], runW(re, im))
+			merged[i] = merge(merged[i], runW(e, im))
 		}
 	}
 	return merged

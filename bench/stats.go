@@ -16,7 +16,8 @@ func percentile(ds []time.Duration, p float64) float64 {
 	return float64(s[i].Microseconds())
 }
 
-// merge adds round b of a throughput workload to the rounds in a.
+// merge adds round b of a workload to the rounds in a: counts add up,
+// per-cycle figures are weighted by cycles, a herd's drain time is the mean.
 func merge(a, b result) result {
 	if a.Rounds == 0 {
 		b.Rounds = 1
@@ -37,6 +38,8 @@ func merge(a, b result) result {
 		return (x*float64(a.Cycles) + y*float64(b.Cycles)) / float64(cycles)
 	}
 	a.ClientReqs, a.ServerReqs = perCycle(a.ClientReqs, b.ClientReqs), perCycle(a.ServerReqs, b.ServerReqs)
+	a.NotifPerRel = perCycle(a.NotifPerRel, b.NotifPerRel)
+	a.DrainSeconds = (a.DrainSeconds*float64(a.Rounds) + b.DrainSeconds) / float64(a.Rounds+1) // the mean
 	a.Cycles, a.Seconds = cycles, a.Seconds+b.Seconds
 	a.CyclesPerSec = float64(a.Cycles) / a.Seconds
 	a.Violations += b.Violations
