@@ -59,6 +59,9 @@ func StandardFixForSorting(name, lockName string) string {
 // SortChildren sorts children in place by fix(child, lockName), compared as
 // strings; the sort is stable, as Curator's is. It returns children.
 func SortChildren(children []string, lockName string, fix func(name, lockName string) string) []string {
+	if sortBySequence(children, lockName, fix) {
+		return children
+	}
 	type keyed struct{ key, name string }
 	ks := make([]keyed, len(children))
 	for i, c := range children {
@@ -69,4 +72,46 @@ func SortChildren(children []string, lockName string, fix func(name, lockName st
 		children[i] = k.name
 	}
 	return children
+}
+
+// sortBySequence is SortChildren for the usual case, where every key is a
+// ten-digit sequence number: numbers of one width compare as their text
+// does, and each number packed with the child's position into one integer
+// sorts much faster than text, ties kept in order. It reports false,
+// leaving children as they were, if a key is not such a number.
+func sortBySequence(children []string, lockName string, fix func(name, lockName string) string) bool {
+	const posBits = 20 // positions below 2^20; sequence numbers below 10^10 < 2^34
+	if len(children) >= 1<<posBits {
+		return false
+	}
+	packed := make([]uint64, len(children))
+	for i, c := range children {
+		seq, ok := tenDigits(fix(c, lockName))
+		if !ok {
+			return false
+		}
+		packed[i] = seq<<posBits | uint64(i)
+	}
+	slices.Sort(packed)
+	names := slices.Clone(children)
+	for i, p := range packed {
+		children[i] = names[p&(1<<posBits-1)]
+	}
+	return true
+}
+
+// tenDigits parses a key of exactly ten ASCII digits.
+func tenDigits(key string) (uint64, bool) {
+	if len(key) != 10 {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < 10; i++ {
+		d := key[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + uint64(d)
+	}
+	return n, true
 }

@@ -2,7 +2,10 @@ package driver_test
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gocurator/curator/driver"
@@ -43,6 +46,37 @@ func TestSortChildrenIsStable(t *testing.T) {
 	got := driver.SortChildren(children, "zzz", func(string, string) string { return "same" })
 	if !slices.Equal(got, []string{"b-x", "a-x", "c-x"}) {
 		t.Fatalf("equal keys reordered: %v", got)
+	}
+}
+
+// Sequence keys sort faster as numbers; the order must be the stable text
+// order whatever the keys: all sequences, repeated sequences, and keys that
+// are not ten digits (which fall back to text).
+func TestSortChildrenOrderIsTheStableTextOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	kinds := []func(i int) string{
+		func(i int) string { return fmt.Sprintf("_c_%04d-lock-%010d", i, rng.IntN(1e10)) },
+		func(i int) string { return fmt.Sprintf("_c_%04d-lock-%010d", i, rng.IntN(5)) }, // equal keys
+		func(i int) string { return fmt.Sprintf("_c_%04d-lock-%d", i, rng.IntN(1e6)) },  // not ten digits
+		func(i int) string { return fmt.Sprintf("foreign-%d", rng.IntN(1e6)) },          // no lock name
+	}
+	for round := range 300 {
+		n := rng.IntN(50)
+		children := make([]string, n)
+		for i := range children {
+			kind := kinds[round%3] // all sequences; all sequences, with repeats; any kind
+			if round%3 == 2 {
+				kind = kinds[rng.IntN(len(kinds))]
+			}
+			children[i] = kind(i)
+		}
+		want := slices.Clone(children)
+		slices.SortStableFunc(want, func(a, b string) int {
+			return strings.Compare(driver.StandardFixForSorting(a, "lock-"), driver.StandardFixForSorting(b, "lock-"))
+		})
+		if got := driver.SortChildren(children, "lock-", driver.StandardFixForSorting); !slices.Equal(got, want) {
+			t.Fatalf("sorted %v, want %v", got, want)
+		}
 	}
 }
 
