@@ -26,6 +26,7 @@ type result struct {
 	Violations     int64   `json:"violations"`
 	Notes          string  `json:"notes,omitempty"`
 	NotifPerRel    float64 `json:"notifications_per_release,omitempty"`
+	BytesInPerAcq  float64 `json:"bytes_in_per_acquire,omitempty"` // herds: bytes the waiters received per acquire
 	Waiters        int     `json:"waiters,omitempty"`
 	DrainSeconds   float64 `json:"drain_seconds,omitempty"`
 	HeapPerWaiter  float64 `json:"heap_bytes_per_waiter,omitempty"`
@@ -210,7 +211,7 @@ func runHerd(e env, im impl, waiters int) result {
 	for i := 1; i <= waiters; i++ {
 		acqs[i] = im.mutex(sessions[i], path) // before counting: the floor makes its directory here
 	}
-	notif0 := notifications(sessions)
+	notif0, bytes0 := notifications(sessions), bytesIn(sessions)
 	reqs0, srv0 := requests(sessions), e.received()
 	var queued sync.WaitGroup
 	done := make(chan error, waiters)
@@ -244,9 +245,18 @@ func runHerd(e env, im impl, waiters int) result {
 	r.Seconds = r.DrainSeconds
 	r.CyclesPerSec = float64(waiters) / r.DrainSeconds
 	r.NotifPerRel = float64(notifications(sessions)-notif0) / float64(waiters)
+	r.BytesInPerAcq = float64(bytesIn(sessions)-bytes0) / float64(waiters)
 	r.ClientReqs = float64(requests(sessions)-reqs0) / float64(waiters)
 	r.ServerReqs = float64(e.received()-srv0) / float64(waiters)
 	return r
+}
+
+func bytesIn(ss []session) int64 {
+	var n int64
+	for _, s := range ss {
+		n += s.counter().BytesIn()
+	}
+	return n
 }
 
 func notifications(ss []session) int64 {

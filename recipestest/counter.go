@@ -11,11 +11,13 @@ import (
 )
 
 // Counter counts a client's traffic on the wire: the requests it sends
-// (pings and session handshakes left out) and the watch notifications it
-// receives. Give the client Counter.Dialer as its dialer.
+// (pings and session handshakes left out), the watch notifications it
+// receives and the bytes it receives. Give the client Counter.Dialer as its
+// dialer.
 type Counter struct {
 	requests      atomic.Int64
 	notifications atomic.Int64
+	bytesIn       atomic.Int64
 }
 
 // NewCounter returns a counter at zero.
@@ -26,6 +28,9 @@ func (c *Counter) Requests() int64 { return c.requests.Load() }
 
 // Notifications returns the watch notifications received so far.
 func (c *Counter) Notifications() int64 { return c.notifications.Load() }
+
+// BytesIn returns the bytes received so far, every frame counted.
+func (c *Counter) BytesIn() int64 { return c.bytesIn.Load() }
 
 // Dialer wraps next (net.DialTimeout if nil) so that every connection is
 // counted.
@@ -38,7 +43,7 @@ func (c *Counter) Dialer(next zk.Dialer) zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		cc := &countingConn{Conn: conn}
+		cc := &countingConn{Conn: conn, bytesIn: &c.bytesIn}
 		cc.out.onFrame = func(p []byte) { // xid, opcode, ...
 			if len(p) >= 8 && int32(binary.BigEndian.Uint32(p[4:8])) != 11 { // 11: ping
 				c.requests.Add(1)
@@ -56,10 +61,12 @@ func (c *Counter) Dialer(next zk.Dialer) zk.Dialer {
 type countingConn struct {
 	net.Conn
 	in, out frameSplitter
+	bytesIn *atomic.Int64
 }
 
 func (c *countingConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
+	c.bytesIn.Add(int64(n))
 	c.in.feed(b[:n])
 	return n, err
 }

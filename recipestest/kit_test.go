@@ -260,3 +260,43 @@ func TestNodeCountAndReceived(t *testing.T) {
 		t.Fatalf("Received went %d, %d, %d around one NodeCount", r1, r2, r3)
 	}
 }
+
+// The counter sees each request once, a watch notification once, and every
+// byte of a listing's answer.
+func TestCounterCountsTraffic(t *testing.T) {
+	cnt := recipestest.NewCounter()
+	conn, _ := connect(t, server.Addr(), cnt.Dialer(nil))
+	dir := "/counter-" + strings.ReplaceAll(t.Name(), "/", "-")
+	if _, err := conn.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	const children, nameLen = 20, 40
+	for i := range children {
+		name := fmt.Sprintf("%s/%0*d", dir, nameLen, i)
+		if _, err := conn.Create(name, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, w, err := conn.ExistsW(dir + "/" + fmt.Sprintf("%0*d", nameLen, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, bytes := cnt.Requests(), cnt.BytesIn()
+	if _, _, err := conn.Children(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := cnt.Requests() - reqs; got != 1 {
+		t.Fatalf("%d requests counted for one listing", got)
+	}
+	if got := cnt.BytesIn() - bytes; got < children*nameLen {
+		t.Fatalf("%d bytes counted for a listing of %d names of %d bytes", got, children, nameLen)
+	}
+	notes := cnt.Notifications()
+	if err := conn.Delete(dir+"/"+fmt.Sprintf("%0*d", nameLen, 0), -1); err != nil {
+		t.Fatal(err)
+	}
+	<-w
+	if got := cnt.Notifications() - notes; got != 1 {
+		t.Fatalf("%d notifications counted for one watch", got)
+	}
+}
