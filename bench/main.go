@@ -207,18 +207,18 @@ func printTable(rs []result) {
 		}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tnotif/release\tB in/acquire\theap B/waiter\tgoroutines/waiter\tviolations\t")
+	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tclient CPU µs/cycle\tnotif/release\tB in/acquire\theap B/waiter\tgoroutines/waiter\tviolations\t")
 	for _, r := range rs {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Error)
+			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Error)
 			continue
 		}
 		ratio := ""
 		if f, ok := floorOf[r.Workload]; ok && f.CyclesPerSec > 0 && r.CyclesPerSec > 0 {
 			ratio = fmt.Sprintf("%.2f×", r.CyclesPerSec/f.CyclesPerSec)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.0f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio,
-			r.HandoffP50us, r.HandoffP99us, r.ClientReqs, r.ServerReqs, r.NotifPerRel, r.BytesInPerAcq, r.HeapPerWaiter, r.GorosPerWaiter, r.Violations)
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio,
+			r.HandoffP50us, r.HandoffP99us, r.ClientReqs, r.ServerReqs, r.CPUPerCycleUs, r.NotifPerRel, r.BytesInPerAcq, r.HeapPerWaiter, r.GorosPerWaiter, r.Violations)
 	}
 	tw.Flush()
 }

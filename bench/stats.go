@@ -40,6 +40,7 @@ func merge(a, b result) result {
 	a.ClientReqs, a.ServerReqs = perCycle(a.ClientReqs, b.ClientReqs), perCycle(a.ServerReqs, b.ServerReqs)
 	a.NotifPerRel = perCycle(a.NotifPerRel, b.NotifPerRel)
 	a.BytesInPerAcq = perCycle(a.BytesInPerAcq, b.BytesInPerAcq)
+	a.CPUPerCycleUs = perCycle(a.CPUPerCycleUs, b.CPUPerCycleUs)
 	a.DrainSeconds = (a.DrainSeconds*float64(a.Rounds) + b.DrainSeconds) / float64(a.Rounds+1) // the mean
 	a.Cycles, a.Seconds = cycles, a.Seconds+b.Seconds
 	a.CyclesPerSec = float64(a.Cycles) / a.Seconds

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -26,7 +27,8 @@ type result struct {
 	Violations     int64   `json:"violations"`
 	Notes          string  `json:"notes,omitempty"`
 	NotifPerRel    float64 `json:"notifications_per_release,omitempty"`
-	BytesInPerAcq  float64 `json:"bytes_in_per_acquire,omitempty"` // herds: bytes the waiters received per acquire
+	BytesInPerAcq  float64 `json:"bytes_in_per_acquire,omitempty"`    // herds: bytes the waiters received per acquire
+	CPUPerCycleUs  float64 `json:"client_cpu_us_per_cycle,omitempty"` // the harness process's CPU (all its clients), Go implementations only
 	Waiters        int     `json:"waiters,omitempty"`
 	DrainSeconds   float64 `json:"drain_seconds,omitempty"`
 	HeapPerWaiter  float64 `json:"heap_bytes_per_waiter,omitempty"`
@@ -73,7 +75,7 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 		mu                 sync.Mutex
 		handoffs           []time.Duration
 	)
-	reqs0, srv0 := requests(sessions), e.received()
+	reqs0, srv0, cpu0 := requests(sessions), e.received(), processCPU()
 	ctx, cancel := context.WithTimeout(context.Background(), e.duration+30*time.Second)
 	defer cancel()
 	stop := time.Now().Add(e.duration)
@@ -127,13 +129,14 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 	if err := g.Wait(); err != nil {
 		r.Error = err.Error()
 	}
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	r.Cycles, r.Seconds = cycles.Load(), elapsed.Seconds()
 	r.CyclesPerSec = float64(r.Cycles) / r.Seconds
 	r.Violations = violations.Load()
 	if r.Cycles > 0 {
 		r.ClientReqs = float64(requests(sessions)-reqs0) / float64(r.Cycles)
 		r.ServerReqs = float64(e.received()-srv0) / float64(r.Cycles)
+		r.CPUPerCycleUs = float64(cpu.Microseconds()) / float64(r.Cycles)
 	}
 	if n > 1 {
 		r.handoffs = handoffs
@@ -249,6 +252,15 @@ func runHerd(e env, im impl, waiters int) result {
 	r.ClientReqs = float64(requests(sessions)-reqs0) / float64(waiters)
 	r.ServerReqs = float64(e.received()-srv0) / float64(waiters)
 	return r
+}
+
+// processCPU returns the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func bytesIn(ss []session) int64 {
