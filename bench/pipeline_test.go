@@ -24,6 +24,7 @@ func BenchmarkPipelining(b *testing.B) {
 	defer c.Close()
 	c.Create("/p", nil, 0, openACL)
 	b.Run("serial", func(b *testing.B) {
+		defer reportCPU(b)()
 		for b.Loop() {
 			p, _ := c.Create("/p/lock-", nil, zk.FlagEphemeralSequential, openACL)
 			c.Children("/p")
@@ -31,6 +32,7 @@ func BenchmarkPipelining(b *testing.B) {
 		}
 	})
 	b.Run("pipelined", func(b *testing.B) {
+		defer reportCPU(b)()
 		for b.Loop() {
 			done := make(chan string)
 			go func() { p, _ := c.Create("/p/lock-", nil, zk.FlagEphemeralSequential, openACL); done <- p }()
@@ -54,6 +56,7 @@ func BenchmarkMutexCycle(b *testing.B) {
 	a := curatorGo{}.mutex(s, "/m")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	defer reportCPU(b)()
 	for b.Loop() {
 		rel, err := a(ctx)
 		if err != nil {
@@ -62,4 +65,12 @@ func BenchmarkMutexCycle(b *testing.B) {
 		rel(ctx)
 	}
 	b.ReportMetric(float64(s.counter().Requests())/float64(b.N), "req/op")
+}
+
+// reportCPU reports the process's CPU time per op (the server runs in
+// another process): what a cycle costs the client. Call the result when
+// the loop is done.
+func reportCPU(b *testing.B) func() {
+	cpu0 := processCPU()
+	return func() { b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }
 }

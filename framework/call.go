@@ -42,27 +42,11 @@ func (c *Client) call(ctx context.Context, f func() error, undo func(error)) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var (
-		mu        sync.Mutex
-		abandoned bool
-		done      = make(chan error, 1)
-	)
+	p := &pendingCall{f: f, undo: undo, done: make(chan error, 1)}
 	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		err := f()
-		mu.Lock()
-		late := abandoned
-		if !late {
-			done <- err
-		}
-		mu.Unlock()
-		if late && undo != nil {
-			undo(err)
-		}
-	}()
+	go c.runPending(p)
 	select {
-	case err := <-done:
+	case err := <-p.done:
 		return err
 	case <-ctx.Done():
 	}
@@ -70,21 +54,48 @@ func (c *Client) call(ctx context.Context, f func() error, undo func(error)) err
 		t := time.NewTimer(undoGrace)
 		defer t.Stop()
 		select {
-		case err := <-done:
+		case err := <-p.done:
 			undo(err)
 			return ctx.Err()
 		case <-t.C:
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	select {
-	case err := <-done: // answered just now
+	case err := <-p.done: // answered just now
 		if undo != nil {
 			undo(err)
 		}
 	default:
-		abandoned = true
+		p.abandoned = true
 	}
 	return ctx.Err()
+}
+
+// pendingCall is a call running on its own goroutine: one allocation for
+// all the state the caller and the goroutine share.
+type pendingCall struct {
+	f    func() error
+	undo func(error)
+	done chan error // buffered: the answer, unless abandoned
+
+	mu        sync.Mutex
+	abandoned bool // the caller left; undo the answer
+}
+
+// runPending runs p.f and hands its answer to the caller, or to p.undo if
+// the caller has left.
+func (c *Client) runPending(p *pendingCall) {
+	defer c.wg.Done()
+	err := p.f()
+	p.mu.Lock()
+	late := p.abandoned
+	if !late {
+		p.done <- err
+	}
+	p.mu.Unlock()
+	if late && p.undo != nil {
+		p.undo(err)
+	}
 }
