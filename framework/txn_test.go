@@ -1,10 +1,12 @@
 package framework_test
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/zkwire"
@@ -86,4 +88,39 @@ func TestFailedProtectedTxnIsCleanedUp(t *testing.T) {
 		t.Fatalf("transaction with its reply lost and no retries: %v, want ErrConnectionLoss", err)
 	}
 	waitNoChildren(t, observer, "/q")
+}
+
+// A transaction its caller gave up on, that commits afterwards, has its
+// sequential node deleted: the caller could never learn that node's name.
+func TestAbandonedTxnIsUndone(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
+	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	c.Create(ctx, "/q", nil)
+	_, before, err := observer.Children(ctx, "/q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Blackhole(true) // the request waits in the proxy
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	_, err = c.Txn(short, framework.CreateOp("/q/n-", nil, framework.EphemeralSequential))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("transaction past its deadline: %v", err)
+	}
+	proxy.Blackhole(false) // now it commits, and its answer comes back late
+	// Created and deleted: two changes to /q's children, none left.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		kids, stat, err := observer.Children(ctx, "/q")
+		if err == nil && len(kids) == 0 && stat.Cversion == before.Cversion+2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("children of /q %v (cversion %v, was %d), want none after a create and a delete", kids, stat, before.Cversion)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
