@@ -289,3 +289,47 @@ func TestSemaphoreWaiterSessionExpiry(t *testing.T) {
 		t.Fatalf("leases left: %v", p)
 	}
 }
+
+// An acquire cancelled while it is queued on the semaphore's lock leaves no
+// node: neither its lock node nor a lease.
+func TestSemaphoreCancelWhileQueuedOnTheLock(t *testing.T) {
+	cs := clients(t, 3)
+	ctx := ctxT(t)
+	a, _ := locks.NewSemaphore(cs[0], "/sem", 1)
+	b, _ := locks.NewSemaphore(cs[1], "/sem", 1)
+	c, _ := locks.NewSemaphore(cs[2], "/sem", 1)
+	ha, err := a.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotB := make(chan *locks.Hold, 1)
+	go func() {
+		h, err := b.Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		gotB <- h
+	}()
+	waitParticipants(t, a, 2)               // b waits for room,
+	waitChildren(t, cs[0], "/sem/locks", 1) // holding the lock
+	cctx, cancel := context.WithCancel(ctx)
+	doneC := make(chan error, 1)
+	go func() { _, err := c.Acquire(cctx); doneC <- err }()
+	waitChildren(t, cs[0], "/sem/locks", 2) // c queued behind b
+	cancel()
+	if err := <-doneC; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled acquire: %v", err)
+	}
+	if kids := children(t, cs[0], "/sem/locks"); len(kids) != 1 {
+		t.Fatalf("lock nodes after the cancel: %v, want b's only", kids)
+	}
+	ha.Release(ctx)
+	hb := <-gotB
+	if hb == nil {
+		t.FailNow()
+	}
+	hb.Release(ctx)
+	if p, _ := a.Participants(ctx); len(p) != 0 {
+		t.Fatalf("leases left: %v", p)
+	}
+}
