@@ -32,8 +32,9 @@ func main() {
 	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
 	fsync := flag.Bool("fsync", true, "the throwaway server fsyncs its transaction log (ZooKeeper's default)")
-	warmup := flag.Duration("warmup", time.Second, "unrecorded run of each throughput workload before it is measured, per implementation")
-	rounds := flag.Int("rounds", 3, "the Go implementations take turns this many times per throughput workload, each for duration/rounds")
+	warmup := flag.Duration("warmup", 2*time.Second, "unrecorded run of each workload before it is measured, per Go implementation")
+	peerWarmup := flag.Duration("peer-warmup", 5*time.Second, "the same for the Java peer, in each of its runs, so that its JIT has compiled the hot paths")
+	rounds := flag.Int("rounds", 3, "the implementations take turns this many times per workload, each for duration/rounds")
 	noCancel := flag.Bool("no-cancel", false, "acquire with context.Background() instead of a cancellable context")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the Go side here")
 	flag.Parse()
@@ -44,7 +45,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	o := options{connect: *connect, fsync: *fsync, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
+	o := options{connect: *connect, fsync: *fsync, warmup: *warmup, peerWarmup: *peerWarmup, rounds: max(*rounds, 1), out: *out,
 		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes)}
 	e := env{duration: *duration, noCancel: *noCancel}
 	if err := run(e, o); err != nil {
@@ -60,7 +61,7 @@ func split(s string) []string { return strings.Split(s, ",") }
 type options struct {
 	connect, out               string
 	fsync                      bool
-	warmup                     time.Duration
+	warmup, peerWarmup         time.Duration
 	rounds                     int
 	only, workloads, herdSizes []string
 }
@@ -104,7 +105,13 @@ func run(e env, o options) error {
 		return n
 	}
 	var results []result
+	fsync := "unknown (--connect)"
+	if o.connect == "" {
+		fsync = map[bool]string{true: "on", false: "off"}[o.fsync]
+	}
+	date := time.Now().UTC().Format(time.DateOnly)
 	emit := func(r result) {
+		r.ServerFsync, r.Date = fsync, date
 		results = append(results, r)
 		enc.Encode(r)
 		fmt.Fprintf(os.Stderr, "%-10s %-18s %s\n", r.Impl, r.Workload, summary(r))
@@ -115,21 +122,44 @@ func run(e env, o options) error {
 			goImpls = append(goImpls, im)
 		}
 	}
+	var peersOn []peer
+	for _, p := range peers() {
+		if slices.Contains(only, p.name) {
+			peersOn = append(peersOn, p)
+		}
+	}
 	for _, w := range o.workloads {
 		if runW, ok := throughput[w]; ok {
-			for _, r := range interleaved(e, o, goImpls, runW) {
+			for _, r := range interleaved(e, o, w, goImpls, peersOn, runW) {
 				emit(r)
 			}
 		}
 		if w == "herd" {
 			if o.warmup > 0 {
-				warmUp(e, goImpls, func(e env, im impl) result { return runHerd(e, im, 100) })
+				for _, im := range goImpls {
+					runHerd(e, im, 100)
+				}
 			}
 			for _, n := range o.herdSizes {
 				var size int
-				fmt.Sscan(n, &size)
-				for _, r := range inTurns(e, o.rounds, goImpls, func(e env, im impl) result { return runHerd(e, im, size) }) {
+				if _, err := fmt.Sscan(n, &size); err != nil || size < 1 {
+					return fmt.Errorf("--herd %q: %v", n, err)
+				}
+				runners := make([]runner, len(goImpls))
+				for i, im := range goImpls {
+					runners[i] = func(e env) result { return runHerd(e, im, size) }
+				}
+				for _, r := range inTurns(e, o.rounds, runners) {
 					emit(r)
+				}
+			}
+			pe := e
+			pe.warmup = o.peerWarmup
+			for _, p := range peersOn {
+				if p.supports(w) {
+					for _, r := range p.run(pe, w, o.herdSizes) {
+						emit(r)
+					}
 				}
 			}
 		}
@@ -138,50 +168,54 @@ func run(e env, o options) error {
 				emit(runMemory(e, im, 1000))
 			}
 		}
-		pe := e
-		pe.warmup = o.warmup
-		for _, peer := range peers() {
-			if slices.Contains(only, peer.name) && peer.supports(w) {
-				for _, r := range peer.run(pe, w, o.herdSizes) {
-					emit(r)
-				}
-			}
-		}
 	}
 	printTable(results)
 	fmt.Fprintln(os.Stderr, "JSON lines written to", o.out)
 	return nil
 }
 
-// interleaved runs a throughput workload for every Go implementation: each
-// first warms the server and itself up for o.warmup (not recorded), then the
-// implementations take turns, o.rounds times, for e.duration/o.rounds each,
-// so that a drift of the server over the run touches all of them alike.
-func interleaved(e env, o options, impls []impl, runW func(env, impl) result) []result {
+// runner runs one implementation's workload once.
+type runner func(e env) result
+
+// interleaved runs a throughput workload for every implementation. The Go
+// ones first run it for o.warmup, unrecorded (the Java peer warms up for
+// o.peerWarmup inside each of its runs; Kazoo, on CPython, has no JIT to
+// warm); then all take turns, o.rounds times, for
+// e.duration/o.rounds each, starting each round with the next one, so that
+// a drift of the server over the run touches all of them alike.
+func interleaved(e env, o options, workload string, impls []impl, ps []peer, runW func(env, impl) result) []result {
 	if o.warmup > 0 {
 		we := e
 		we.duration = o.warmup
-		warmUp(we, impls, runW)
+		for _, im := range impls {
+			runW(we, im)
+		}
+	}
+	var runners []runner
+	for _, im := range impls {
+		runners = append(runners, func(e env) result { return runW(e, im) })
+	}
+	for _, p := range ps {
+		if p.supports(workload) {
+			runners = append(runners, func(e env) result {
+				e.warmup = o.peerWarmup
+				return p.run(e, workload, nil)[0]
+			})
+		}
 	}
 	re := e
 	re.duration = e.duration / time.Duration(o.rounds)
-	return inTurns(re, o.rounds, impls, runW)
+	return inTurns(re, o.rounds, runners)
 }
 
-// warmUp runs the workload once for every implementation, unrecorded.
-func warmUp(e env, impls []impl, runW func(env, impl) result) {
-	for _, im := range impls {
-		runW(e, im)
-	}
-}
-
-// inTurns runs the workload rounds times for every implementation, taking
-// turns, and merges each implementation's rounds.
-func inTurns(e env, rounds int, impls []impl, runW func(env, impl) result) []result {
-	merged := make([]result, len(impls))
-	for range rounds {
-		for i, im := range impls {
-			merged[i] = merge(merged[i], runW(e, im))
+// inTurns runs every runner rounds times, taking turns and starting each
+// round one further along, and merges each runner's rounds.
+func inTurns(e env, rounds int, runners []runner) []result {
+	merged := make([]result, len(runners))
+	for round := range rounds {
+		for k := range runners {
+			i := (round + k) % len(runners)
+			merged[i] = merge(merged[i], runners[i](e))
 		}
 	}
 	return merged

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -42,13 +43,18 @@ func merge(a, b result) result {
 	a.BytesInPerAcq = perCycle(a.BytesInPerAcq, b.BytesInPerAcq)
 	a.CPUPerCycleUs = perCycle(a.CPUPerCycleUs, b.CPUPerCycleUs)
 	a.DrainSeconds = (a.DrainSeconds*float64(a.Rounds) + b.DrainSeconds) / float64(a.Rounds+1) // the mean
+	if a.handoffs != nil || b.handoffs != nil {
+		a.handoffs = append(a.handoffs, b.handoffs...)
+		a.HandoffP50us, a.HandoffP99us = percentile(a.handoffs, 50), percentile(a.handoffs, 99)
+	} else { // a peer reports percentiles only: weigh each round's by its cycles
+		a.HandoffP50us, a.HandoffP99us = perCycle(a.HandoffP50us, b.HandoffP50us), perCycle(a.HandoffP99us, b.HandoffP99us)
+	}
+	if b.Notes != "" && !strings.Contains(a.Notes, b.Notes) {
+		a.Notes = strings.TrimPrefix(a.Notes+"; "+b.Notes, "; ")
+	}
 	a.Cycles, a.Seconds = cycles, a.Seconds+b.Seconds
 	a.CyclesPerSec = float64(a.Cycles) / a.Seconds
 	a.Violations += b.Violations
-	a.handoffs = append(a.handoffs, b.handoffs...)
-	if len(a.handoffs) > 0 {
-		a.HandoffP50us, a.HandoffP99us = percentile(a.handoffs, 50), percentile(a.handoffs, 99)
-	}
 	a.Rounds++
 	return a
 }

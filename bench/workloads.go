@@ -34,6 +34,8 @@ type result struct {
 	HeapPerWaiter  float64 `json:"heap_bytes_per_waiter,omitempty"`
 	GorosPerWaiter float64 `json:"goroutines_per_waiter,omitempty"`
 	Rounds         int     `json:"rounds,omitempty"`
+	ServerFsync    string  `json:"server_fsync,omitempty"` // on, off, or unknown (--connect)
+	Date           string  `json:"date,omitempty"`
 	Error          string  `json:"error,omitempty"`
 
 	handoffs []time.Duration // raw, for merging rounds
@@ -79,6 +81,7 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 	ctx, cancel := context.WithTimeout(context.Background(), e.duration+30*time.Second)
 	defer cancel()
 	stop := time.Now().Add(e.duration)
+	t0 := time.Now().Add(-time.Second) // hand-off stamps are time since t0: monotonic, never 0
 	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	for i := range sessions {
@@ -100,7 +103,7 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 					return err
 				}
 				if rs := releaseStart.Swap(0); rs != 0 {
-					local = append(local, time.Duration(time.Now().UnixNano()-rs))
+					local = append(local, time.Since(t0)-time.Duration(rs))
 				}
 				in := inside.Add(1)
 				w := int32(0)
@@ -117,7 +120,7 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 					writers.Add(-1)
 				}
 				inside.Add(-1)
-				releaseStart.Store(time.Now().UnixNano())
+				releaseStart.Store(int64(time.Since(t0))) // monotonic
 				if err := rel(actx); err != nil {
 					return err
 				}
@@ -231,7 +234,11 @@ func runHerd(e env, im impl, waiters int) result {
 		}()
 	}
 	queued.Wait()
+	// The holder's polls are the harness's, not the protocol's: left out.
+	holder := sessions[0].counter()
+	pollReqs, pollBytes := holder.Requests(), holder.BytesIn()
 	waitQueue(sessions[0], im, path, waiters+1)
+	pollReqs, pollBytes = holder.Requests()-pollReqs, holder.BytesIn()-pollBytes
 	start := time.Now()
 	if err := rel(ctx); err != nil {
 		r.Error = err.Error()
@@ -248,9 +255,9 @@ func runHerd(e env, im impl, waiters int) result {
 	r.Seconds = r.DrainSeconds
 	r.CyclesPerSec = float64(waiters) / r.DrainSeconds
 	r.NotifPerRel = float64(notifications(sessions)-notif0) / float64(waiters)
-	r.BytesInPerAcq = float64(bytesIn(sessions)-bytes0) / float64(waiters)
-	r.ClientReqs = float64(requests(sessions)-reqs0) / float64(waiters)
-	r.ServerReqs = float64(e.received()-srv0) / float64(waiters)
+	r.BytesInPerAcq = float64(bytesIn(sessions)-bytes0-pollBytes) / float64(waiters)
+	r.ClientReqs = float64(requests(sessions)-reqs0-pollReqs) / float64(waiters)
+	r.ServerReqs = float64(e.received()-srv0-pollReqs) / float64(waiters)
 	return r
 }
 
