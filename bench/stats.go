@@ -49,8 +49,10 @@ func merge(a, b result) result {
 	} else { // a peer reports percentiles only: weigh each round's by its cycles
 		a.HandoffP50us, a.HandoffP99us = perCycle(a.HandoffP50us, b.HandoffP50us), perCycle(a.HandoffP99us, b.HandoffP99us)
 	}
-	if b.Notes != "" && !strings.Contains(a.Notes, b.Notes) {
-		a.Notes = strings.TrimPrefix(a.Notes+"; "+b.Notes, "; ")
+	for _, n := range strings.Split(b.Notes, "; ") {
+		if n != "" && !strings.Contains(a.Notes, n) {
+			a.Notes = strings.TrimPrefix(a.Notes+"; "+n, "; ")
+		}
 	}
 	a.Cycles, a.Seconds = cycles, a.Seconds+b.Seconds
 	a.CyclesPerSec = float64(a.Cycles) / a.Seconds
