@@ -266,7 +266,7 @@ func TestNodeCountAndReceived(t *testing.T) {
 func TestCounterCountsTraffic(t *testing.T) {
 	cnt := recipestest.NewCounter()
 	conn, _ := connect(t, server.Addr(), cnt.Dialer(nil))
-	dir := "/counter-" + strings.ReplaceAll(t.Name(), "/", "-")
+	dir := "/" + recipestest.Namespace(t)
 	if _, err := conn.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
