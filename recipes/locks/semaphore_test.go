@@ -176,51 +176,6 @@ func TestSemaphoreLeaseInOneTransaction(t *testing.T) {
 	}
 }
 
-// A lease that does not fit is given back at once (it must not wait without
-// the lock); the acquirer then waits holding the lock, as Curator's does,
-// and gets a lease when one is returned. Nothing is left behind.
-func TestSemaphoreWaitsHoldingTheLockWhenFull(t *testing.T) {
-	cs := clients(t, 3)
-	ctx := ctxT(t)
-	a, _ := locks.NewSemaphore(cs[0], "/sem", 1)
-	b, _ := locks.NewSemaphore(cs[1], "/sem", 1)
-	c, _ := locks.NewSemaphore(cs[2], "/sem", 1)
-	ha, err := a.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan *locks.Hold, 2)
-	acquire := func(s *locks.Semaphore) {
-		h, err := s.Acquire(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		got <- h
-	}
-	go acquire(b)
-	waitParticipants(t, b, 2) // b's lease, waiting
-	waitChildren(t, cs[0], "/sem/locks", 1)
-	go acquire(c) // queued behind b on the lock, with no lease yet
-	waitChildren(t, cs[0], "/sem/locks", 2)
-	if p, _ := a.Participants(ctx); len(p) != 2 {
-		t.Fatalf("leases %v with b waiting and c queued, want a's and b's", p)
-	}
-	ha.Release(ctx)
-	hb := <-got
-	hb.Release(ctx)
-	hc := <-got
-	if hb == nil || hc == nil {
-		t.FailNow()
-	}
-	hc.Release(ctx)
-	if p, _ := a.Participants(ctx); len(p) != 0 {
-		t.Fatalf("leases left: %v", p)
-	}
-	if kids := children(t, cs[0], "/sem/locks"); len(kids) != 0 {
-		t.Fatalf("lock nodes left: %v", kids)
-	}
-}
-
 // waitChildren polls until path has n children.
 func waitChildren(t testing.TB, c *framework.Client, path string, n int) {
 	t.Helper()
@@ -290,28 +245,76 @@ func TestSemaphoreWaiterSessionExpiry(t *testing.T) {
 	}
 }
 
-// An acquire cancelled while it is queued on the semaphore's lock leaves no
-// node: neither its lock node nor a lease.
-func TestSemaphoreCancelWhileQueuedOnTheLock(t *testing.T) {
-	cs := clients(t, 3)
+// fullSemaphore sets up three one-lease semaphores on one path: a holds the
+// lease, and b waits for room holding the semaphore's lock (its first lease
+// did not fit and was given back). b's hold arrives on gotB.
+func fullSemaphore(t *testing.T) (cs []*framework.Client, a, c *locks.Semaphore, ha *locks.Hold, gotB <-chan *locks.Hold) {
+	t.Helper()
+	cs = clients(t, 3)
 	ctx := ctxT(t)
-	a, _ := locks.NewSemaphore(cs[0], "/sem", 1)
+	a, _ = locks.NewSemaphore(cs[0], "/sem", 1)
 	b, _ := locks.NewSemaphore(cs[1], "/sem", 1)
-	c, _ := locks.NewSemaphore(cs[2], "/sem", 1)
+	c, _ = locks.NewSemaphore(cs[2], "/sem", 1)
 	ha, err := a.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gotB := make(chan *locks.Hold, 1)
+	got := make(chan *locks.Hold, 1)
 	go func() {
 		h, err := b.Acquire(ctx)
 		if err != nil {
 			t.Error(err)
 		}
-		gotB <- h
+		got <- h
 	}()
-	waitParticipants(t, a, 2)               // b waits for room,
-	waitChildren(t, cs[0], "/sem/locks", 1) // holding the lock
+	waitParticipants(t, a, 2)               // two leases: b's is made only holding the lock,
+	waitChildren(t, cs[0], "/sem/locks", 1) // which b keeps while it waits
+	return cs, a, c, ha, got
+}
+
+// A lease that does not fit is given back at once (it must not wait without
+// the lock); the acquirer then waits holding the lock, as Curator's does,
+// and gets a lease when one is returned; one queued behind it gets the next.
+// Nothing is left behind.
+func TestSemaphoreWaitsHoldingTheLockWhenFull(t *testing.T) {
+	cs, a, c, ha, gotB := fullSemaphore(t)
+	ctx := ctxT(t)
+	gotC := make(chan *locks.Hold, 1)
+	go func() {
+		h, err := c.Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		gotC <- h
+	}()
+	waitChildren(t, cs[0], "/sem/locks", 2) // c queued on the lock, with no lease yet
+	if p, _ := a.Participants(ctx); len(p) != 2 {
+		t.Fatalf("leases %v with b waiting and c queued, want a's and b's", p)
+	}
+	ha.Release(ctx)
+	hb := <-gotB
+	if hb == nil {
+		t.FailNow()
+	}
+	hb.Release(ctx)
+	hc := <-gotC
+	if hc == nil {
+		t.FailNow()
+	}
+	hc.Release(ctx)
+	if p, _ := a.Participants(ctx); len(p) != 0 {
+		t.Fatalf("leases left: %v", p)
+	}
+	if kids := children(t, cs[0], "/sem/locks"); len(kids) != 0 {
+		t.Fatalf("lock nodes left: %v", kids)
+	}
+}
+
+// An acquire cancelled while it is queued on the semaphore's lock leaves no
+// node: neither its lock node nor a lease.
+func TestSemaphoreCancelWhileQueuedOnTheLock(t *testing.T) {
+	cs, a, c, ha, gotB := fullSemaphore(t)
+	ctx := ctxT(t)
 	cctx, cancel := context.WithCancel(ctx)
 	doneC := make(chan error, 1)
 	go func() { _, err := c.Acquire(cctx); doneC <- err }()
