@@ -3,10 +3,12 @@ package locks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
 )
@@ -56,8 +58,11 @@ func (s *Semaphore) leaseOp() framework.Op {
 func (s *Semaphore) acquireInTxn(ctx context.Context) (*Hold, error) {
 	for recreates := 0; ; recreates++ {
 		h, vanished, err := s.tryInTxn(ctx)
-		if !vanished || recreates >= maxRecreates || ctx.Err() != nil {
+		switch {
+		case !vanished:
 			return h, err
+		case recreates >= maxRecreates || ctx.Err() != nil:
+			return nil, gaveUp(ctx, err)
 		}
 	}
 }
@@ -108,8 +113,24 @@ func lockNodeGone(err error) bool {
 	return errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode)
 }
 
+// gaveUp is the error of an acquire whose lease or lock node vanished each
+// time it was made (err, if any, is the last attempt's).
+func gaveUp(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %d attempts: %w", driver.ErrNodeMissing, maxRecreates+1, err)
+	}
+	return fmt.Errorf("%w: the lease or lock node vanished %d times", driver.ErrNodeMissing, maxRecreates+1)
+}
+
+// leaseChildren lists the leases; a missing directory has none.
 func (s *Semaphore) leaseChildren(ctx context.Context) ([]string, error) {
 	children, _, err := s.client.Children(ctx, s.leases)
+	if isNoNode(err) {
+		return nil, nil
+	}
 	return children, err
 }
 
@@ -121,8 +142,11 @@ func (s *Semaphore) acquireHoldingLock(ctx context.Context) (h *Hold, waited boo
 	for recreates := 0; ; recreates++ {
 		h, w, vanished, err := s.tryHoldingLock(ctx)
 		waited = waited || w
-		if !vanished || recreates >= maxRecreates || ctx.Err() != nil {
+		switch {
+		case !vanished:
 			return h, waited, err
+		case recreates >= maxRecreates || ctx.Err() != nil:
+			return nil, waited, gaveUp(ctx, err)
 		}
 	}
 }
@@ -166,8 +190,13 @@ type leaseListing struct {
 	watch    framework.Watch
 }
 
+// listLeases lists the leases and watches them; a missing directory has
+// none (and no watch: a caller finds its own lease missing and stops).
 func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 	children, _, w, err := s.client.ChildrenW(ctx, s.leases)
+	if isNoNode(err) {
+		return leaseListing{}, nil
+	}
 	return leaseListing{children, w}, err
 }
 

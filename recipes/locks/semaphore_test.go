@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
@@ -334,5 +335,45 @@ func TestSemaphoreCancelWhileQueuedOnTheLock(t *testing.T) {
 	hb.Release(ctx)
 	if p, _ := a.Participants(ctx); len(p) != 0 {
 		t.Fatalf("leases left: %v", p)
+	}
+}
+
+// An acquire whose lease is deleted each time it is made (by an
+// administrator, or session after session expiring) gives up with an error
+// that says so, never with a nil hold and no error.
+func TestSemaphoreGivesUpWhenItsLeaseKeepsVanishing(t *testing.T) {
+	cs := clients(t, 3)
+	ctx := ctxT(t)
+	a, _ := locks.NewSemaphore(cs[0], "/sem", 1)
+	b, _ := locks.NewSemaphore(cs[1], "/sem", 1)
+	ha, err := a.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ha.Release(ctx)
+	type outcome struct {
+		h   *locks.Hold
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() { h, err := b.Acquire(ctx); done <- outcome{h, err} }()
+	for deleted := 0; ; {
+		select {
+		case o := <-done:
+			if o.h != nil || !errors.Is(o.err, driver.ErrNodeMissing) {
+				t.Fatalf("Acquire = %v, %v; want no hold and ErrNodeMissing", o.h, o.err)
+			}
+			if deleted < 11 {
+				t.Fatalf("gave up after %d deletions, want 11 (10 recreates)", deleted)
+			}
+			return
+		default:
+		}
+		for _, p := range children(t, cs[2], "/sem/leases") {
+			if path := "/sem/leases/" + p; path != ha.Path() && cs[2].Delete(ctx, path) == nil {
+				deleted++
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
