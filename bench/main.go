@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -45,9 +46,9 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	o := options{connect: *connect, fsync: *fsync, warmup: *warmup, peerWarmup: *peerWarmup, rounds: max(*rounds, 1), out: *out,
+	o := options{connect: *connect, fsync: *fsync, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
 		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes)}
-	e := env{duration: *duration, noCancel: *noCancel}
+	e := env{duration: *duration, noCancel: *noCancel, peerWarmup: *peerWarmup}
 	if err := run(e, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		pprof.StopCPUProfile()
@@ -61,7 +62,7 @@ func split(s string) []string { return strings.Split(s, ",") }
 type options struct {
 	connect, out               string
 	fsync                      bool
-	warmup, peerWarmup         time.Duration
+	warmup                     time.Duration
 	rounds                     int
 	only, workloads, herdSizes []string
 }
@@ -75,6 +76,11 @@ var throughput = map[string]func(env, impl) result{
 }
 
 func run(e env, o options) error {
+	for _, n := range o.herdSizes {
+		if size, err := strconv.Atoi(n); err != nil || size < 1 {
+			return fmt.Errorf("--herd %q: want positive numbers", n)
+		}
+	}
 	connect, only := o.connect, o.only
 	if connect == "" {
 		var opts []recipestest.Option
@@ -141,10 +147,7 @@ func run(e env, o options) error {
 				}
 			}
 			for _, n := range o.herdSizes {
-				var size int
-				if _, err := fmt.Sscan(n, &size); err != nil || size < 1 {
-					return fmt.Errorf("--herd %q: %v", n, err)
-				}
+				size, _ := strconv.Atoi(n) // checked at the start
 				runners := make([]runner, len(goImpls))
 				for i, im := range goImpls {
 					runners[i] = func(e env) result { return runHerd(e, im, size) }
@@ -153,11 +156,9 @@ func run(e env, o options) error {
 					emit(r)
 				}
 			}
-			pe := e
-			pe.warmup = o.peerWarmup
 			for _, p := range peersOn {
 				if p.supports(w) {
-					for _, r := range p.run(pe, w, o.herdSizes) {
+					for _, r := range p.run(e, w, o.herdSizes) {
 						emit(r)
 					}
 				}
@@ -179,7 +180,7 @@ type runner func(e env) result
 
 // interleaved runs a throughput workload for every implementation. The Go
 // ones first run it for o.warmup, unrecorded (the Java peer warms up for
-// o.peerWarmup inside each of its runs; Kazoo, on CPython, has no JIT to
+// e.peerWarmup inside each of its runs; Kazoo, on CPython, has no JIT to
 // warm); then all take turns, o.rounds times, for
 // e.duration/o.rounds each, starting each round with the next one, so that
 // a drift of the server over the run touches all of them alike.
@@ -197,10 +198,7 @@ func interleaved(e env, o options, workload string, impls []impl, ps []peer, run
 	}
 	for _, p := range ps {
 		if p.supports(workload) {
-			runners = append(runners, func(e env) result {
-				e.warmup = o.peerWarmup
-				return p.run(e, workload, nil)[0]
-			})
+			runners = append(runners, func(e env) result { return p.run(e, workload, nil)[0] })
 		}
 	}
 	re := e

@@ -51,7 +51,7 @@ func runCurator(e env, workload string, herdSizes []string) []result {
 		return fail(fmt.Errorf("javac: %v: %s", err, out))
 	}
 	java := func(args ...string) []result {
-		warmup := "-Dbench.warmupMs=" + strconv.FormatInt(e.warmup.Milliseconds(), 10)
+		warmup := "-Dbench.warmupMs=" + strconv.FormatInt(e.peerWarmup.Milliseconds(), 10)
 		cmd := exec.Command("java", append([]string{"-Xss512k", warmup, "-cp", classes + ":" + curatorJar, "CuratorBench", e.addr}, args...)...)
 		return peerResults("curator", workload, cmd)
 	}

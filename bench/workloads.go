@@ -43,11 +43,11 @@ type result struct {
 
 // env is what a workload needs from the harness.
 type env struct {
-	addr     string
-	duration time.Duration
-	received func() int64  // the server's Received counter
-	noCancel bool          // acquire with context.Background(), not a cancellable context
-	warmup   time.Duration // for peers: an unrecorded run before the measured one
+	addr       string
+	duration   time.Duration
+	received   func() int64  // the server's Received counter
+	noCancel   bool          // acquire with context.Background(), not a cancellable context
+	peerWarmup time.Duration // the Java peer's unrecorded run before each measured one
 }
 
 // contention runs n clients, each looping acquire → section → release for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -95,7 +96,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	}
 	reqs := make([]any, len(ops))
 	ids := make([]string, len(ops)) // protected creates' ids
-	protected := -1                 // the first protected create
+	protected := slices.ContainsFunc(ops, func(op Op) bool { return op.kind == opCreate && op.create.protected })
 	for i, op := range ops {
 		seq := op.kind == opCreate && op.mode.IsSequential()
 		if err := ValidatePath(op.path, seq); err != nil {
@@ -118,12 +119,12 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			if len(acl) == 0 {
 				acl = aclFor(c.cfg.aclProvider, op.path)
 			}
-			if op.create.protected {
+			switch {
+			case op.create.protected:
 				ids[i] = newProtectedID()
 				full = ProtectedPath(full, ids[i])
-				if protected < 0 {
-					protected = i
-				}
+			case protected && op.mode.IsSequential(): // after a lost reply its name could not be found again
+				return nil, opErr("txn", op.path, fmt.Errorf("%w: a sequential create beside a protected one must be protected too", ErrInvalidArg))
 			}
 			reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: int32(op.mode)}
 		case opDelete:
@@ -136,19 +137,13 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			return nil, opErr("txn", op.path, fmt.Errorf("%w: zero Op", ErrInvalidArg))
 		}
 	}
-	for i, op := range ops {
-		if protected >= 0 && op.kind == opCreate && op.mode.IsSequential() && ids[i] == "" {
-			// After a lost reply its name could not be found again.
-			return nil, opErr("txn", op.path, fmt.Errorf("%w: a sequential create beside a protected one must be protected too", ErrInvalidArg))
-		}
-	}
 	var (
 		res      []zk.MultiResponse
 		attempts int
 	)
 	err := c.do(ctx, "txn", ops[0].path, func(ctx context.Context, conn *zk.Conn) error {
 		attempts++
-		if protected >= 0 && attempts > 1 {
+		if protected && attempts > 1 {
 			found, err := c.findCommitted(ctx, conn, ops, reqs, ids)
 			if err != nil || found != nil {
 				res = found
@@ -160,7 +155,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		return err
 	})
 	if err != nil {
-		if protected >= 0 && attempts > 0 && mayHaveCommitted(err) {
+		if protected && attempts > 0 && mayHaveCommitted(err) {
 			for i, id := range ids {
 				if id == "" {
 					continue
@@ -216,7 +211,7 @@ func (c *Client) multi(ctx context.Context, conn *zk.Conn, ops []Op, reqs []any)
 			return res, nil
 		}
 		if op := ops[i]; op.kind != opCreate || op.create.parents == noParents || !errors.Is(failure, zk.ErrNoNode) || made == len(ops) {
-			return nil, txnError(failure, res)
+			return nil, &TxnError{Index: i, Err: opErr("txn", "", failure)}
 		}
 		parent, _ := SplitPath(reqs[i].(*zk.CreateRequest).Path)
 		if err := c.mkdirs(ctx, conn, parent, ops[i].create.parents); err != nil {
@@ -279,15 +274,6 @@ func failedOp(res []zk.MultiResponse) (int, error) {
 		}
 	}
 	return -1, nil
-}
-
-// txnError wraps the failing operation's error in a *TxnError; err if none
-// failed (the request itself did).
-func txnError(err error, res []zk.MultiResponse) error {
-	if i, failure := failedOp(res); i >= 0 {
-		return &TxnError{Index: i, Err: opErr("txn", "", failure)}
-	}
-	return err
 }
 
 // isRollback reports ZooKeeper's "runtime inconsistency" (-2) and "ok" codes,

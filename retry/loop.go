@@ -29,47 +29,24 @@ func Do(ctx context.Context, p Policy, op func(ctx context.Context) error) error
 		return op(ctx)
 	}
 	inner := context.WithValue(ctx, inLoopKey{}, true)
-	start := time.Now()
-	last := op(inner)
-	if last == nil || !retryable(p, last) {
-		return withCtxErr(ctx, last) // the common case, without the loop's allocations
-	}
-	first := true
+	var last error
 	err := backoff.RetryNotify(func() error {
-		if !first {
-			last = op(inner)
-		}
-		first = false
+		last = op(inner)
 		switch {
 		case last == nil:
 			return nil
-		case !retryable(p, last):
+		case p == nil || !IsRetryable(last):
+			return backoff.Permanent(last)
+		}
+		if f, ok := p.(ErrorFilter); ok && !f.AllowRetryOn(last) {
 			return backoff.Permanent(last)
 		}
 		return last
-	}, backoff.WithContext(&policyBackOff{policy: p, start: start}, ctx), nil)
-	if err != nil && last != nil && ctx.Err() != nil {
-		return withCtxErr(ctx, last)
+	}, backoff.WithContext(&policyBackOff{policy: p}, ctx), nil)
+	if err != nil && last != nil && ctx.Err() != nil && !errors.Is(last, ctx.Err()) {
+		return fmt.Errorf("%w: %w", ctx.Err(), last)
 	}
 	return err
-}
-
-// withCtxErr wraps err with ctx's error if ctx has ended and err does not
-// already say so.
-func withCtxErr(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-		return fmt.Errorf("%w: %w", ctx.Err(), err)
-	}
-	return err
-}
-
-// retryable reports whether p allows another attempt after err.
-func retryable(p Policy, err error) bool {
-	if p == nil || !IsRetryable(err) {
-		return false
-	}
-	f, ok := p.(ErrorFilter)
-	return !ok || f.AllowRetryOn(err)
 }
 
 // policyBackOff adapts a Policy to backoff.BackOff, counting retries and the
@@ -80,13 +57,8 @@ type policyBackOff struct {
 	retries int
 }
 
-// Reset starts counting; the time since the first attempt counts from the
-// start given, if any.
 func (b *policyBackOff) Reset() {
-	if b.start.IsZero() {
-		b.start = time.Now()
-	}
-	b.retries = 0
+	b.start, b.retries = time.Now(), 0
 }
 
 func (b *policyBackOff) NextBackOff() time.Duration {

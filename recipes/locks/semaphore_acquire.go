@@ -18,25 +18,45 @@ import (
 // lease is held only if a listing made after its node was created shows at
 // most maxLeases nodes. docs/recipes/locks.md explains the choice.
 //
-//   - acquireInTxn (while leases were free last time): take the lock, then
+//   - tryInTxn (while leases were free last time): take the lock, then
 //     create the lease node and delete the lock node in one transaction, and
 //     count the leases. If they are all out, give the lease back and take the
 //     other way.
-//   - acquireHoldingLock (Curator's order): take the lock, create the lease
+//   - tryHoldingLock (Curator's order): take the lock, create the lease
 //     node, wait holding the lock until the leases fit, release the lock.
 func (s *Semaphore) acquireOne(ctx context.Context) (*Hold, error) {
 	if s.countPath == "" && !s.full.Load() {
-		h, err := s.acquireInTxn(ctx)
+		h, _, err := retryVanished(ctx, s.tryInTxn)
 		if h != nil || err != nil {
 			return h, err
 		}
 		s.full.Store(true)
 	}
-	h, waited, err := s.acquireHoldingLock(ctx)
+	h, waited, err := retryVanished(ctx, s.tryHoldingLock)
 	if err == nil && !waited {
 		s.full.Store(false)
 	}
 	return h, err
+}
+
+// attempt is one try at a lease. waited reports that the leases were full
+// at first; vanished, that our lock or lease node went with its session and
+// the try must be made anew, the lock taken again first.
+type attempt func(ctx context.Context) (h *Hold, waited, vanished bool, err error)
+
+// retryVanished makes the attempt until its nodes stay, at most
+// maxRecreates times again.
+func retryVanished(ctx context.Context, try attempt) (h *Hold, waited bool, err error) {
+	for recreates := 0; ; recreates++ {
+		h, w, vanished, err := try(ctx)
+		waited = waited || w
+		switch {
+		case !vanished:
+			return h, waited, err
+		case recreates >= maxRecreates || ctx.Err() != nil:
+			return nil, waited, gaveUp(ctx, err)
+		}
+	}
 }
 
 // newLease returns the hold of the lease node at path.
@@ -44,66 +64,53 @@ func (s *Semaphore) newLease(path string) *Hold {
 	return newHold(s.client, path, func(ctx context.Context, p string) error { return releaseNode(ctx, s.client, p) }, nil, nil)
 }
 
-// leaseOp creates a protected lease node, making the leases directory if
-// it is missing.
-func (s *Semaphore) leaseOp() framework.Op {
-	return framework.CreateOp(framework.JoinPath(s.leases, LeaseName), s.data, framework.EphemeralSequential,
-		framework.WithProtection(), framework.WithContainerParents())
-}
-
-// acquireInTxn takes a lease the quick way: the lease node's create and the
-// lock's release are one transaction, with the count of leases right behind
-// it. It returns nil and no error if the leases were all out (its lease is
-// then given back).
-func (s *Semaphore) acquireInTxn(ctx context.Context) (*Hold, error) {
-	for recreates := 0; ; recreates++ {
-		h, vanished, err := s.tryInTxn(ctx)
-		switch {
-		case !vanished:
-			return h, err
-		case recreates >= maxRecreates || ctx.Err() != nil:
-			return nil, gaveUp(ctx, err)
-		}
-	}
-}
-
-// tryInTxn is one attempt of acquireInTxn. vanished reports that our lock
-// or lease node went with its session, and the attempt should be made anew.
-func (s *Semaphore) tryInTxn(ctx context.Context) (h *Hold, vanished bool, err error) {
-	lockPath, err := s.lock.Acquire(ctx, false)
-	if err != nil {
-		return nil, false, err
-	}
-	path, first, ok, err := pipelined(ctx, func(ctx context.Context) (string, error) {
-		res, err := s.client.Txn(ctx, s.leaseOp(), framework.DeleteOp(lockPath, -1))
+// leaseTxn returns, for pipelined, a create of a protected lease node (and
+// of the leases directory if missing) in one transaction with guard, an
+// operation on our lock node.
+func (s *Semaphore) leaseTxn(guard framework.Op) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		res, err := s.client.Txn(ctx, framework.CreateOp(framework.JoinPath(s.leases, LeaseName), s.data,
+			framework.EphemeralSequential, framework.WithProtection(), framework.WithContainerParents()), guard)
 		if err != nil {
 			return "", err
 		}
 		return res[0].Path, nil
-	}, s.leaseChildren)
+	}
+}
+
+// tryInTxn takes a lease the quick way: the lease node's create and the
+// lock's release are one transaction, with the count of leases right behind
+// it. It returns no hold and no error if the leases were all out (its lease
+// is then given back).
+func (s *Semaphore) tryInTxn(ctx context.Context) (h *Hold, waited, vanished bool, err error) {
+	lockPath, err := s.lock.Acquire(ctx, false)
+	if err != nil {
+		return nil, false, false, err
+	}
+	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.DeleteOp(lockPath, -1)), s.leaseChildren)
 	if err != nil {
 		// Committed or not, our lock node must go; the client deletes a
 		// lease node the transaction may have made.
 		deleteNode(ctx, s.client, lockPath)
-		return nil, lockNodeGone(err), err
+		return nil, false, lockNodeGone(err), err
 	}
 	_, name := framework.SplitPath(path)
 	if !ok || !slices.Contains(first, name) {
 		if first, err = s.leaseChildren(ctx); err != nil {
 			deleteNode(ctx, s.client, path)
-			return nil, false, err
+			return nil, false, false, err
 		}
 		if !slices.Contains(first, name) {
-			return nil, true, nil
+			return nil, false, true, nil
 		}
 	}
 	if max, _ := s.limit.get(); len(first) <= max {
-		return s.newLease(path), false, nil
+		return s.newLease(path), false, false, nil
 	}
 	// No room, and we no longer hold the lock: a lease must not wait
 	// without it, or two waiters could each keep the other out.
 	deleteNode(ctx, s.client, path)
-	return nil, false, ctx.Err()
+	return nil, true, false, ctx.Err()
 }
 
 // lockNodeGone reports a lease transaction that failed because our lock
@@ -134,27 +141,12 @@ func (s *Semaphore) leaseChildren(ctx context.Context) ([]string, error) {
 	return children, err
 }
 
-// acquireHoldingLock is Curator's InterProcessSemaphoreV2 order: take the
-// lock, add a lease node, wait until the leases directory holds at most
-// maxLeases nodes, release the lock. waited reports whether the leases were
-// full when it first looked.
-func (s *Semaphore) acquireHoldingLock(ctx context.Context) (h *Hold, waited bool, err error) {
-	for recreates := 0; ; recreates++ {
-		h, w, vanished, err := s.tryHoldingLock(ctx)
-		waited = waited || w
-		switch {
-		case !vanished:
-			return h, waited, err
-		case recreates >= maxRecreates || ctx.Err() != nil:
-			return nil, waited, gaveUp(ctx, err)
-		}
-	}
-}
-
-// tryHoldingLock is one attempt of acquireHoldingLock. If our lease or lock
-// node vanishes with its session, it gives up the lock and reports it: the
-// lease is made again only after the lock is taken again (Curator's
-// RETRY_DUE_TO_MISSING_NODE), never while another may hold it.
+// tryHoldingLock is Curator's InterProcessSemaphoreV2 order: take the lock,
+// add a lease node, wait until the leases directory holds at most maxLeases
+// nodes, release the lock. If our lease or lock node vanishes with its
+// session, it gives up the lock and reports it: the lease is made again only
+// after the lock is taken again (Curator's RETRY_DUE_TO_MISSING_NODE), never
+// while another may hold it.
 func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanished bool, err error) {
 	lockPath, err := s.lock.Acquire(ctx, false)
 	if err != nil {
@@ -162,13 +154,7 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanish
 	}
 	defer s.lock.Release(context.WithoutCancel(ctx), lockPath)
 	// The check makes the lease only while our lock node exists.
-	path, first, ok, err := pipelined(ctx, func(ctx context.Context) (string, error) {
-		res, err := s.client.Txn(ctx, s.leaseOp(), framework.CheckOp(lockPath, -1))
-		if err != nil {
-			return "", err
-		}
-		return res[0].Path, nil
-	}, s.listLeases)
+	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.CheckOp(lockPath, -1)), s.listLeases)
 	if err != nil {
 		return nil, false, lockNodeGone(err), err
 	}

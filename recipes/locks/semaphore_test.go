@@ -246,6 +246,20 @@ func TestSemaphoreWaiterSessionExpiry(t *testing.T) {
 	}
 }
 
+// acquireAsync acquires s on a goroutine of its own; the hold (nil after an
+// error, which fails the test) arrives on the channel.
+func acquireAsync(t *testing.T, ctx context.Context, s *locks.Semaphore) <-chan *locks.Hold {
+	got := make(chan *locks.Hold, 1)
+	go func() {
+		h, err := s.Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- h
+	}()
+	return got
+}
+
 // fullSemaphore sets up three one-lease semaphores on one path: a holds the
 // lease, and b waits for room holding the semaphore's lock (its first lease
 // did not fit and was given back). b's hold arrives on gotB.
@@ -260,14 +274,7 @@ func fullSemaphore(t *testing.T) (cs []*framework.Client, a, c *locks.Semaphore,
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan *locks.Hold, 1)
-	go func() {
-		h, err := b.Acquire(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		got <- h
-	}()
+	got := acquireAsync(t, ctx, b)
 	waitParticipants(t, a, 2)               // two leases: b's is made only holding the lock,
 	waitChildren(t, cs[0], "/sem/locks", 1) // which b keeps while it waits
 	return cs, a, c, ha, got
@@ -280,14 +287,7 @@ func fullSemaphore(t *testing.T) (cs []*framework.Client, a, c *locks.Semaphore,
 func TestSemaphoreWaitsHoldingTheLockWhenFull(t *testing.T) {
 	cs, a, c, ha, gotB := fullSemaphore(t)
 	ctx := ctxT(t)
-	gotC := make(chan *locks.Hold, 1)
-	go func() {
-		h, err := c.Acquire(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		gotC <- h
-	}()
+	gotC := acquireAsync(t, ctx, c)
 	waitChildren(t, cs[0], "/sem/locks", 2) // c queued on the lock, with no lease yet
 	if p, _ := a.Participants(ctx); len(p) != 2 {
 		t.Fatalf("leases %v with b waiting and c queued, want a's and b's", p)
