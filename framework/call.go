@@ -35,7 +35,6 @@ const undoGrace = time.Second
 // cancelled call first waits up to undoGrace for f's answer and hands it to
 // undo before returning; later than that, undo runs when f returns.
 func (c *Client) call(ctx context.Context, f func() error, undo func(error)) error {
-	f = traced(ctx, f)
 	if ctx.Done() == nil {
 		return f()
 	}

@@ -37,6 +37,7 @@ type Client struct {
 	authDone chan struct{} // closed once the auth info is on the session
 	closing  chan struct{} // closed by Close
 	janitor  *janitor
+	writes   writeWatch     // tells traced operations when their request is written
 	wg       sync.WaitGroup // goroutines of abandoned calls and of the auth step
 }
 
@@ -329,10 +330,16 @@ func (c *Client) dial(network, addr string, timeout time.Duration) (net.Conn, er
 	}), nil
 }
 
-// trackedConn forgets itself when closed.
+// trackedConn shows what is written to the traced operations and forgets
+// itself when closed.
 type trackedConn struct {
 	net.Conn
 	c *Client
+}
+
+func (t *trackedConn) Write(b []byte) (int, error) {
+	t.c.writes.written(b)
+	return t.Conn.Write(b)
 }
 
 func (t *trackedConn) Close() error {

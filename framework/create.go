@@ -116,6 +116,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		full = ProtectedPath(full, id)
 	}
 	parent, _ := SplitPath(full)
+	defer c.traceWritten(ctx, full)()
 
 	var created string
 	attempts := 0
@@ -206,29 +207,36 @@ func (c *Client) undoCreate(full string) {
 	}
 }
 
-// mkdirs creates full and its missing ancestors, top down.
+// mkdirs creates full and its missing ancestors. It starts at full and
+// goes up only as far as it must: the common case is a container reaped by
+// the server once its last child went, and one request makes it again (top
+// down, every ancestor would cost a request each time).
 func (c *Client) mkdirs(ctx context.Context, conn *zk.Conn, full string, mode parentMode) error {
 	if full == "/" {
 		return nil
 	}
-	for i := 1; i <= len(full); i++ {
-		if i < len(full) && full[i] != '/' {
-			continue
-		}
-		dir := full[:i]
-		acl := aclFor(c.cfg.aclProvider, c.cfg.namespace.unfix(dir))
-		err := c.call(ctx, func() error {
+	acl := aclFor(c.cfg.aclProvider, c.cfg.namespace.unfix(full))
+	mkdir := func() error {
+		return c.call(ctx, func() error {
 			var err error
 			if mode == containerParents {
-				_, err = conn.CreateContainer(dir, []byte{}, zk.FlagContainer, acl)
+				_, err = conn.CreateContainer(full, []byte{}, zk.FlagContainer, acl)
 			} else {
-				_, err = conn.Create(dir, []byte{}, zk.FlagPersistent, acl)
+				_, err = conn.Create(full, []byte{}, zk.FlagPersistent, acl)
 			}
 			return err
 		}, nil)
-		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+	}
+	err := mkdir()
+	if errors.Is(err, zk.ErrNoNode) {
+		parent, _ := SplitPath(full)
+		if err := c.mkdirs(ctx, conn, parent, mode); err != nil {
 			return err
 		}
+		err = mkdir()
+	}
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return err
 	}
 	return nil
 }

@@ -101,6 +101,32 @@ func TestCreateParents(t *testing.T) {
 	}
 }
 
+// When only the parent is missing, as after the server reaped a lock's
+// container, the create makes it again with one request, not one for each
+// ancestor.
+func TestCreateRemakesOnlyMissingParents(t *testing.T) {
+	requests := recipestest.NewCounter()
+	c := newClient(t, framework.WithDialer(requests.Dialer(nil)))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/x/y/z", nil, framework.WithParents()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, "/x/y", framework.WithChildren()); err != nil {
+		t.Fatal(err)
+	}
+	before := requests.Requests()
+	if _, err := c.Create(ctx, "/x/y/z", nil, framework.WithParents()); err != nil {
+		t.Fatal(err)
+	}
+	// create /x/y/z (no parent), create /x/y, create /x/y/z.
+	if got := requests.Requests() - before; got != 3 {
+		t.Fatalf("%d requests, want 3", got)
+	}
+	if ok, _, _ := c.Exists(ctx, "/x/y/z"); !ok {
+		t.Fatal("/x/y/z is missing")
+	}
+}
+
 // waitGone polls until the server has removed path (the container reaper
 // runs on its own schedule, so there is no event to wait on).
 func waitGone(t *testing.T, c *framework.Client, path string) {

@@ -267,20 +267,58 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	recipestest.VerifyNone(t)
 }
 
-func TestTraceSeesEveryRequest(t *testing.T) {
+// A listing sent once Written has been called is answered after the create,
+// so it always shows the created node, however slow the hook. (Called when
+// the create was merely about to be handed to go-zookeeper, the hook let the
+// listing overtake the create about once in a hundred; with the pause below,
+// every time.)
+func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
 	c := newClient(t)
 	ctx := ctxT(t)
-	var n atomic.Int64
-	tctx := framework.WithTrace(ctx, &framework.Trace{BeforeRequest: func() { n.Add(1) }})
-	if _, err := c.Create(tctx, "/a/b", nil, framework.WithParents()); err != nil {
-		t.Fatal(err)
+	const rounds = 50
+	for _, kind := range []string{"create", "txn"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := "/" + kind
+			c.Create(ctx, dir, nil)
+			for i := range rounds {
+				written := make(chan struct{})
+				var calls atomic.Int32
+				tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() {
+					if calls.Add(1) == 1 {
+						close(written)
+						time.Sleep(time.Millisecond) // widens the window a listing could overtake in
+					}
+				}})
+				created := make(chan string, 1)
+				go func() {
+					var p string
+					if kind == "create" {
+						p, _ = c.Create(tctx, dir+"/n-", nil, framework.WithMode(framework.EphemeralSequential), framework.WithProtection())
+					} else if res, err := c.Txn(tctx, framework.CreateOp(dir+"/n-", nil, framework.EphemeralSequential, framework.WithProtection())); err == nil {
+						p = res[0].Path
+					}
+					created <- p
+				}()
+				<-written
+				kids, _, err := c.Children(ctx, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := <-created
+				if _, name := framework.SplitPath(p); !slices.Contains(kids, name) {
+					t.Fatalf("round %d: a listing sent after Written lacks %s: %v", i, p, kids)
+				}
+				if n := calls.Load(); n != 1 {
+					t.Fatalf("Written called %d times", n)
+				}
+				c.Delete(ctx, p)
+			}
+		})
 	}
-	// create /a/b (no parent), then the namespace root and /a, then /a/b.
-	if got := n.Load(); got != 4 {
-		t.Fatalf("BeforeRequest called %d times, want 4", got)
-	}
-	c.Exists(ctx, "/a") // no trace on this context
-	if got := n.Load(); got != 4 {
-		t.Fatalf("an untraced call was traced")
+	var calls atomic.Int32
+	tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { calls.Add(1) }})
+	c.Exists(tctx, "/create") // only creates and transactions call Written
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("Written called %d times for a read", n)
 	}
 }

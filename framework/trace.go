@@ -4,13 +4,18 @@ import "context"
 
 // Trace holds hooks the client calls while it runs an operation, in the
 // manner of net/http/httptrace: attach one to an operation's context with
-// WithTrace. Hooks run on the goroutine making the request and must not
+// WithTrace. Hooks may run on the client's own goroutines and must not
 // block.
 type Trace struct {
-	// BeforeRequest is called just before each request of the operation is
-	// handed to go-zookeeper, which sends a session's requests in the order
-	// it receives them.
-	BeforeRequest func()
+	// Written is called once the request of a Create, or of a Txn, has been
+	// written to the server's connection: a request made on the same Client
+	// after that is sent, and answered, after it (go-zookeeper sends a
+	// session's requests in order and ZooKeeper answers them in order). The
+	// request is known by the path it creates (for a Txn, its first op's
+	// path), so a concurrent request on the same path may set it off early.
+	// It is called at most once, and not at all if the request is never
+	// written. Other operations do not call it.
+	Written func()
 }
 
 type traceKey struct{}
@@ -20,14 +25,13 @@ func WithTrace(ctx context.Context, t *Trace) context.Context {
 	return context.WithValue(ctx, traceKey{}, t)
 }
 
-// traced wraps f with the BeforeRequest hook of ctx's trace, if any.
-func traced(ctx context.Context, f func() error) func() error {
+// traceWritten arranges for ctx's Written hook, if any, to be called once a
+// request carrying full (a path as sent to the server) is written. The
+// returned func stops waiting.
+func (c *Client) traceWritten(ctx context.Context, full string) (stop func()) {
 	t, _ := ctx.Value(traceKey{}).(*Trace)
-	if t == nil || t.BeforeRequest == nil {
-		return f
+	if t == nil || t.Written == nil {
+		return func() {}
 	}
-	return func() error {
-		t.BeforeRequest()
-		return f()
-	}
+	return c.writes.add(full, t.Written)
 }

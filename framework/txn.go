@@ -95,6 +95,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		return nil, opErr("txn", "", fmt.Errorf("%w: empty transaction", ErrInvalidArg))
 	}
 	reqs := make([]any, len(ops))
+	var firstPath string            // ops[0]'s path as sent
 	ids := make([]string, len(ops)) // protected creates' ids
 	protected := slices.ContainsFunc(ops, func(op Op) bool { return op.kind == opCreate && op.create.protected })
 	for i, op := range ops {
@@ -136,7 +137,11 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		default:
 			return nil, opErr("txn", op.path, fmt.Errorf("%w: zero Op", ErrInvalidArg))
 		}
+		if i == 0 {
+			firstPath = full
+		}
 	}
+	defer c.traceWritten(ctx, firstPath)()
 	var (
 		res      []zk.MultiResponse
 		attempts int

@@ -7,16 +7,18 @@ import (
 	"github.com/gocurator/curator/framework"
 )
 
-// pipelined runs create and, as soon as create's first request has been
-// handed to go-zookeeper, list: ZooKeeper answers a session's requests in
-// order, so the listing normally shows the created node, and the two take
-// one round trip instead of two. A listing that overtook the create lacks
-// the node; callers then list again. ok is false if list failed or never
+// pipelined runs create and, as soon as its request has been written to the
+// connection (framework.Trace's Written), list: ZooKeeper answers a
+// session's requests in order, so the listing shows the created node, and
+// the two take one round trip instead of two. A listing can still miss the
+// node (the create failed, or was sent again on a new connection, or
+// create made a request without a path that Written knows); callers then
+// list again. ok is false if list failed or never
 // ran. pipelined returns only when both are done.
 func pipelined[T any](ctx context.Context, create func(context.Context) (string, error), list func(context.Context) (T, error)) (path string, listing T, ok bool, err error) {
 	sent := make(chan struct{})
 	var once sync.Once
-	trace := &framework.Trace{BeforeRequest: func() { once.Do(func() { close(sent) }) }}
+	trace := &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }}
 	created := make(chan struct{})
 	type result struct {
 		v  T
