@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -25,7 +24,7 @@ func (floor) connect(addr string) (session, error) { return connectZK(addr) }
 // behind it, and if not first watch the predecessor and list again when it
 // goes; release is a delete.
 func (floor) mutex(s session, path string) acquirer {
-	return floorLock(s.(*zkSession).conn, path, "lock-", standardDecide(1)).acquirer()
+	return floorLock(s.(*zkSession), path, "lock-", standardDecide(1)).acquirer()
 }
 
 // semaphore is gocurator's semaphore protocol in bare calls: take the P/locks
@@ -35,8 +34,9 @@ func (floor) mutex(s session, path string) acquirer {
 // room, release the lock). Curator's order alone needs 8 requests per
 // contended lease; this needs 7.
 func (floor) semaphore(s session, path string, leases int) acquirer {
-	conn := s.(*zkSession).conn
-	lock := floorLock(conn, path+"/locks", "lock-", standardDecide(1))
+	zs := s.(*zkSession)
+	conn := zs.conn
+	lock := floorLock(zs, path+"/locks", "lock-", standardDecide(1))
 	dir := path + "/leases"
 	ensureDir(conn, dir)
 	leaseName := dir + "/" + protectedPrefix + "lease-"
@@ -46,7 +46,7 @@ func (floor) semaphore(s session, path string, leases int) acquirer {
 			return nil, err
 		}
 		var res []zk.MultiResponse
-		kids, err := createThenList(conn, dir, func() error {
+		kids, err := createThenList(conn, zs.sent, dir, func() error {
 			var err error
 			res, err = conn.Multi(&zk.CreateRequest{Path: leaseName, Flags: zk.FlagEphemeralSequential, Acl: openACL},
 				&zk.DeleteRequest{Path: node, Version: -1})
@@ -96,11 +96,11 @@ func curatorOrderLease(ctx context.Context, conn *zk.Conn, lock queue, dir, leas
 
 // readWrite is Curator's read-write protocol in bare calls.
 func (floor) readWrite(s session, path string, write bool) acquirer {
-	conn := s.(*zkSession).conn
+	zs := s.(*zkSession)
 	if write {
-		return floorLock(conn, path, "__WRIT__", standardDecide(1)).acquirer()
+		return floorLock(zs, path, "__WRIT__", standardDecide(1)).acquirer()
 	}
-	return floorLock(conn, path, "__READ__", func(kids []string, i int) (bool, string) {
+	return floorLock(zs, path, "__READ__", func(kids []string, i int) (bool, string) {
 		for j := range i {
 			if strings.Contains(kids[j], "__WRIT__") {
 				return false, kids[j]
@@ -132,19 +132,20 @@ func rwSortKey(name, _ string) string {
 // queue is the wait loop every Curator lock shares, in bare calls.
 type queue struct {
 	conn     *zk.Conn
+	sent     <-chan struct{}
 	dir      string
 	lockName string
 	fix      func(name, lockName string) string
 	decide   func(sorted []string, ours int) (bool, string)
 }
 
-func floorLock(conn *zk.Conn, dir, lockName string, decide func(sorted []string, ours int) (bool, string)) queue {
-	ensureDir(conn, dir)
+func floorLock(s *zkSession, dir, lockName string, decide func(sorted []string, ours int) (bool, string)) queue {
+	ensureDir(s.conn, dir)
 	fix := driver.StandardFixForSorting
 	if lockName == "__READ__" || lockName == "__WRIT__" {
 		fix = rwSortKey
 	}
-	return queue{conn, dir, lockName, fix, decide}
+	return queue{s.conn, s.sent, dir, lockName, fix, decide}
 }
 
 func (q queue) acquirer() acquirer {
@@ -160,7 +161,7 @@ func (q queue) acquirer() acquirer {
 // acquire creates a node, waits until it holds, and returns the node.
 func (q queue) acquire(ctx context.Context) (string, error) {
 	var p string
-	kids, err := createThenList(q.conn, q.dir, func() error {
+	kids, err := createThenList(q.conn, q.sent, q.dir, func() error {
 		var err error
 		p, err = q.conn.Create(q.dir+"/"+protectedPrefix+q.lockName, nil, zk.FlagEphemeralSequential, openACL)
 		return err
@@ -196,23 +197,37 @@ func (q queue) acquire(ctx context.Context) (string, error) {
 	}
 }
 
-// createThenList runs create with the listing of dir sent right behind it
-// (the create on its own goroutine, handed to go-zookeeper first), and
-// returns a listing that shows the created node, listing again in the rare
-// case that the first overtook the create. created names the node.
-func createThenList(conn *zk.Conn, dir string, create func() error, created func() string) ([]string, error) {
+// createThenList runs create with the listing of dir sent right behind it:
+// the create on its own goroutine, and the listing once the create's request
+// has been written (sent, as gocurator's framework.Trace does), so that
+// ZooKeeper answers it after the create. It lists again if the listing
+// still lacks the created node, which created names.
+func createThenList(conn *zk.Conn, sent <-chan struct{}, dir string, create func() error, created func() string) ([]string, error) {
+	select {
+	case <-sent: // left by a create that was not pipelined
+	default:
+	}
 	done := make(chan error, 1)
 	go func() { done <- create() }()
-	runtime.Gosched() // let the create reach go-zookeeper's queue first
-	kids, _, listErr := conn.Children(dir)
-	if err := <-done; err != nil {
+	var (
+		kids    []string
+		listErr = errors.New("not listed")
+		err     error
+	)
+	select {
+	case <-sent:
+		kids, _, listErr = conn.Children(dir)
+		err = <-done
+	case err = <-done:
+	}
+	if err != nil {
 		return nil, err
 	}
 	p := created()
 	if listErr == nil && slices.Contains(kids, p[strings.LastIndexByte(p, '/')+1:]) {
 		return kids, nil
 	}
-	kids, _, err := conn.Children(dir)
+	kids, _, err = conn.Children(dir)
 	return kids, err
 }
 

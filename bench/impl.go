@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"net"
 	"time"
@@ -112,6 +113,7 @@ func (curatorGo) readWrite(s session, path string, write bool) acquirer {
 type zkSession struct {
 	conn *zk.Conn
 	cnt  *recipestest.Counter
+	sent chan struct{} // a create or multi request was written (see createThenList)
 }
 
 func (s *zkSession) counter() *recipestest.Counter { return s.cnt }
@@ -123,7 +125,8 @@ func (quietLogger) Printf(string, ...any) {}
 
 func connectZK(addr string) (session, error) {
 	cnt := recipestest.NewCounter()
-	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithDialer(cnt.Dialer(net.DialTimeout)),
+	sent := make(chan struct{}, 1)
+	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithDialer(signalCreates(sent, cnt.Dialer(net.DialTimeout))),
 		zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
 	if err != nil {
 		return nil, err
@@ -137,13 +140,45 @@ func connectZK(addr string) (session, error) {
 					for range events {
 					}
 				}()
-				return &zkSession{conn, cnt}, nil
+				return &zkSession{conn, cnt, sent}, nil
 			}
 		case <-deadline:
 			conn.Close()
 			return nil, errors.New("bench: no session")
 		}
 	}
+}
+
+// signalCreates wraps next so that writing a create or multi request
+// signals sent. A floor session has one such request in flight at a time.
+func signalCreates(sent chan<- struct{}, next zk.Dialer) zk.Dialer {
+	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		c, err := next(network, addr, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return signalConn{c, sent}, nil
+	}
+}
+
+type signalConn struct {
+	net.Conn
+	sent chan<- struct{}
+}
+
+// Write signals before writing: go-zookeeper's send loop is busy here until
+// the write is done, so a request queued now goes after this one.
+func (c signalConn) Write(b []byte) (int, error) {
+	if len(b) >= 12 { // length, xid, opcode
+		switch binary.BigEndian.Uint32(b[8:12]) {
+		case 1, 14, 15, 19: // create, multi, create2, createContainer
+			select {
+			case c.sent <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return c.Conn.Write(b)
 }
 
 // --- go-zookeeper's zk.Lock ---

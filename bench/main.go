@@ -33,6 +33,7 @@ func main() {
 	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
 	fsync := flag.Bool("fsync", true, "the throwaway server fsyncs its transaction log (ZooKeeper's default)")
+	testServer := flag.Bool("test-server", false, "the throwaway server's JVM runs as in the tests (quick to start, C1 JIT only, serial GC, containers reaped every 100ms) instead of as ZooKeeper ships it")
 	warmup := flag.Duration("warmup", 2*time.Second, "unrecorded run of each workload before it is measured, per Go implementation")
 	peerWarmup := flag.Duration("peer-warmup", 5*time.Second, "the same for the Java peer, in each of its runs, so that its JIT has compiled the hot paths")
 	rounds := flag.Int("rounds", 3, "the implementations take turns this many times per workload, each for duration/rounds")
@@ -46,7 +47,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	o := options{connect: *connect, fsync: *fsync, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
+	o := options{connect: *connect, fsync: *fsync, testServer: *testServer, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
 		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes)}
 	e := env{duration: *duration, noCancel: *noCancel, peerWarmup: *peerWarmup}
 	if err := run(e, o); err != nil {
@@ -61,7 +62,7 @@ func split(s string) []string { return strings.Split(s, ",") }
 // options are the harness's flags beyond env.
 type options struct {
 	connect, out               string
-	fsync                      bool
+	fsync, testServer          bool
 	warmup                     time.Duration
 	rounds                     int
 	only, workloads, herdSizes []string
@@ -84,6 +85,9 @@ func run(e env, o options) error {
 	connect, only := o.connect, o.only
 	if connect == "" {
 		var opts []recipestest.Option
+		if !o.testServer {
+			opts = append(opts, recipestest.WithStockSettings())
+		}
 		if !o.fsync {
 			opts = append(opts, recipestest.WithoutFsync())
 		}
@@ -111,13 +115,14 @@ func run(e env, o options) error {
 		return n
 	}
 	var results []result
-	fsync := "unknown (--connect)"
+	fsync, jvm := "unknown (--connect)", "unknown (--connect)"
 	if o.connect == "" {
 		fsync = map[bool]string{true: "on", false: "off"}[o.fsync]
+		jvm = map[bool]string{true: "test", false: "stock"}[o.testServer]
 	}
 	date := time.Now().UTC().Format(time.DateOnly)
 	emit := func(r result) {
-		r.ServerFsync, r.Date = fsync, date
+		r.ServerFsync, r.ServerJVM, r.Date = fsync, jvm, date
 		results = append(results, r)
 		enc.Encode(r)
 		fmt.Fprintf(os.Stderr, "%-10s %-18s %s\n", r.Impl, r.Workload, summary(r))

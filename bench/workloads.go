@@ -35,6 +35,7 @@ type result struct {
 	GorosPerWaiter float64 `json:"goroutines_per_waiter,omitempty"`
 	Rounds         int     `json:"rounds,omitempty"`
 	ServerFsync    string  `json:"server_fsync,omitempty"` // on, off, or unknown (--connect)
+	ServerJVM      string  `json:"server_jvm,omitempty"`   // stock, test (--test-server), or unknown (--connect)
 	Date           string  `json:"date,omitempty"`
 	Error          string  `json:"error,omitempty"`
 

@@ -61,6 +61,7 @@ func StartEnsemble(n int, opts ...Option) (*Ensemble, error) {
 		servers = append(servers, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", i+1, ports[3*i+1], ports[3*i+2]))
 	}
 	cfg := newConfig(opts)
+	e.zk.jvmFlags = cfg.jvmFlags()
 	for i := range n {
 		mdir := filepath.Join(dir, "m"+strconv.Itoa(i+1))
 		m := &member{

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -20,6 +21,7 @@ var ErrNoZooKeeper = errors.New("recipestest: ZooKeeper is not installed (set ZO
 type zooKeeper struct {
 	java      string
 	classpath string
+	jvmFlags  []string // set from the Server's or Ensemble's config
 }
 
 // findZooKeeper looks in $ZOOKEEPER_HOME (its jars and lib/*.jar), then at
@@ -44,27 +46,26 @@ func findZooKeeper() (zooKeeper, error) {
 		if len(jars) == 0 {
 			return zooKeeper{}, fmt.Errorf("%w: no jars in ZOOKEEPER_HOME=%s", ErrNoZooKeeper, home)
 		}
-		return zooKeeper{java, strings.Join(jars, string(os.PathListSeparator))}, nil
+		return zooKeeper{java: java, classpath: strings.Join(jars, string(os.PathListSeparator))}, nil
 	}
 	const debian = "/usr/share/java/zookeeper.jar"
 	if _, err := os.Stat(debian); err != nil {
 		return zooKeeper{}, ErrNoZooKeeper
 	}
-	return zooKeeper{java, debian}, nil
+	return zooKeeper{java: java, classpath: debian}, nil
 }
 
 // command returns the command that runs a server with the config file cfg,
 // its output going to logFile.
 func (z zooKeeper) command(cfg string, logFile *os.File) *exec.Cmd {
-	cmd := exec.Command(z.java,
-		"-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+	args := append(slices.Clone(z.jvmFlags),
 		"-Dzookeeper.admin.enableServer=false",
 		"-Dzookeeper.4lw.commands.whitelist=*",
 		"-Dzookeeper.extendedTypesEnabled=true",
-		"-Dznode.container.checkIntervalMs=100",
 		"-Dzookeeper.jmx.log4j.disable=true",
 		"-cp", z.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
+	cmd := exec.Command(z.java, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	return cmd
 }

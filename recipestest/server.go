@@ -20,6 +20,7 @@ type config struct {
 	minSession time.Duration
 	maxSession time.Duration
 	noSync     bool
+	stock      bool
 }
 
 // WithTickTime sets ZooKeeper's tickTime (default 200ms). Session timeouts
@@ -36,6 +37,24 @@ func WithSessionTimeouts(min, max time.Duration) Option {
 // flush, which is what a benchmark of client libraries wants to compare; it
 // is unsafe only if the machine itself crashes.
 func WithoutFsync() Option { return func(c *config) { c.noSync = true } }
+
+// WithStockSettings runs the server's JVM as ZooKeeper ships it: the default
+// JIT compilers, garbage collector and heap instead of the quick-starting,
+// small ones tests use, and empty containers reaped every minute (the
+// default) instead of every 100ms. A benchmark wants a server like the ones
+// it will be compared with; tests that wait for a container to go do not.
+func WithStockSettings() Option { return func(c *config) { c.stock = true } }
+
+// jvmFlags returns the flags the server's JVM starts with.
+func (c config) jvmFlags() []string {
+	if c.stock {
+		return nil
+	}
+	return []string{
+		"-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+		"-Dznode.container.checkIntervalMs=100",
+	}
+}
 
 func newConfig(opts []Option) config {
 	c := config{tickTime: 200 * time.Millisecond}
@@ -103,7 +122,9 @@ func NewServer(opts ...Option) (*Server, error) {
 		cfgPath: filepath.Join(dir, "zoo.cfg"),
 		logPath: filepath.Join(dir, "server.log"),
 	}
-	cfg := newConfig(opts).zooCfg(filepath.Join(dir, "data"), ports[0])
+	c := newConfig(opts)
+	s.zk.jvmFlags = c.jvmFlags()
+	cfg := c.zooCfg(filepath.Join(dir, "data"), ports[0])
 	if err := os.WriteFile(s.cfgPath, []byte(cfg), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
