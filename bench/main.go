@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -123,6 +124,7 @@ func run(e env, o options) error {
 	date := time.Now().UTC().Format(time.DateOnly)
 	emit := func(r result) {
 		r.ServerFsync, r.ServerJVM, r.Date = fsync, jvm, date
+		r.GoMaxProcs = runtime.GOMAXPROCS(0)
 		results = append(results, r)
 		enc.Encode(r)
 		fmt.Fprintf(os.Stderr, "%-10s %-18s %s\n", r.Impl, r.Workload, summary(r))

@@ -36,6 +36,7 @@ type result struct {
 	Rounds         int     `json:"rounds,omitempty"`
 	ServerFsync    string  `json:"server_fsync,omitempty"` // on, off, or unknown (--connect)
 	ServerJVM      string  `json:"server_jvm,omitempty"`   // stock, test (--test-server), or unknown (--connect)
+	GoMaxProcs     int     `json:"gomaxprocs,omitempty"`   // the harness's GOMAXPROCS (set it in the environment)
 	Date           string  `json:"date,omitempty"`
 	Error          string  `json:"error,omitempty"`
 
