@@ -150,7 +150,10 @@ func connectZK(addr string) (session, error) {
 }
 
 // signalCreates wraps next so that writing a create or multi request
-// signals sent. A floor session has one such request in flight at a time.
+// signals sent. In the throughput workloads a floor session has one such
+// request in flight at a time; in the memory workload, with many acquirers
+// on a session, a signal may be taken by another's listing, which is then
+// made again (memory counts no requests).
 func signalCreates(sent chan<- struct{}, next zk.Dialer) zk.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		c, err := next(network, addr, timeout)
@@ -166,10 +169,12 @@ type signalConn struct {
 	sent chan<- struct{}
 }
 
-// Write signals before writing: go-zookeeper's send loop is busy here until
-// the write is done, so a request queued now goes after this one.
+// Write signals once the request is written, as gocurator's connection
+// does: go-zookeeper's send loop takes the next request only after Write
+// returns, so a request queued now goes after this one.
 func (c signalConn) Write(b []byte) (int, error) {
-	if len(b) >= 12 { // length, xid, opcode
+	n, err := c.Conn.Write(b)
+	if err == nil && len(b) >= 12 && int32(binary.BigEndian.Uint32(b[4:8])) > 0 { // length, xid (the handshake has none, pings a negative one), opcode
 		switch binary.BigEndian.Uint32(b[8:12]) {
 		case 1, 14, 15, 19: // create, multi, create2, createContainer
 			select {
@@ -178,7 +183,7 @@ func (c signalConn) Write(b []byte) (int, error) {
 			}
 		}
 	}
-	return c.Conn.Write(b)
+	return n, err
 }
 
 // --- go-zookeeper's zk.Lock ---

@@ -337,9 +337,14 @@ type trackedConn struct {
 	c *Client
 }
 
+// Write tells the traced operations what was written. It runs on
+// go-zookeeper's send loop, which takes the next request only after it.
 func (t *trackedConn) Write(b []byte) (int, error) {
-	t.c.writes.written(b)
-	return t.Conn.Write(b)
+	n, err := t.Conn.Write(b)
+	if err == nil {
+		t.c.writes.written(b)
+	}
+	return n, err
 }
 
 func (t *trackedConn) Close() error {

@@ -289,22 +289,37 @@ func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
 						time.Sleep(time.Millisecond) // widens the window a listing could overtake in
 					}
 				}})
-				created := make(chan string, 1)
+				type result struct {
+					path string
+					err  error
+				}
+				created := make(chan result, 1)
 				go func() {
-					var p string
+					var r result
 					if kind == "create" {
-						p, _ = c.Create(tctx, dir+"/n-", nil, framework.WithMode(framework.EphemeralSequential), framework.WithProtection())
-					} else if res, err := c.Txn(tctx, framework.CreateOp(dir+"/n-", nil, framework.EphemeralSequential, framework.WithProtection())); err == nil {
-						p = res[0].Path
+						r.path, r.err = c.Create(tctx, dir+"/n-", nil, framework.WithMode(framework.EphemeralSequential), framework.WithProtection())
+					} else {
+						var res []framework.OpResult
+						if res, r.err = c.Txn(tctx, framework.CreateOp(dir+"/n-", nil, framework.EphemeralSequential, framework.WithProtection())); r.err == nil {
+							r.path = res[0].Path
+						}
 					}
-					created <- p
+					created <- r
 				}()
-				<-written
+				select {
+				case <-written:
+				case r := <-created:
+					t.Fatalf("round %d: the %s returned (%v) without calling Written", i, kind, r.err)
+				}
 				kids, _, err := c.Children(ctx, dir)
 				if err != nil {
 					t.Fatal(err)
 				}
-				p := <-created
+				r := <-created
+				if r.err != nil {
+					t.Fatal(r.err)
+				}
+				p := r.path
 				if _, name := framework.SplitPath(p); !slices.Contains(kids, name) {
 					t.Fatalf("round %d: a listing sent after Written lacks %s: %v", i, p, kids)
 				}
@@ -315,10 +330,13 @@ func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
 			}
 		})
 	}
+	// A create the server never sees is never written.
 	var calls atomic.Int32
 	tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { calls.Add(1) }})
-	c.Exists(tctx, "/create") // only creates and transactions call Written
+	if _, err := c.Create(tctx, "/create/bad//name", nil); !errors.Is(err, framework.ErrInvalidPath) {
+		t.Fatalf("Create of a bad path: %v", err)
+	}
 	if n := calls.Load(); n != 0 {
-		t.Fatalf("Written called %d times for a read", n)
+		t.Fatalf("Written called %d times for a create that was never sent", n)
 	}
 }

@@ -4,17 +4,22 @@ import "context"
 
 // Trace holds hooks the client calls while it runs an operation, in the
 // manner of net/http/httptrace: attach one to an operation's context with
-// WithTrace. Hooks may run on the client's own goroutines and must not
-// block.
+// WithTrace.
 type Trace struct {
 	// Written is called once the request of a Create, or of a Txn, has been
-	// written to the server's connection: a request made on the same Client
-	// after that is sent, and answered, after it (go-zookeeper sends a
-	// session's requests in order and ZooKeeper answers them in order). The
-	// request is known by the path it creates (for a Txn, its first op's
-	// path), so a concurrent request on the same path may set it off early.
-	// It is called at most once, and not at all if the request is never
-	// written. Other operations do not call it.
+	// written to the server's connection. A request made on the same Client
+	// after that is sent, and answered, after it: go-zookeeper sends a
+	// session's requests in order and ZooKeeper answers them in order,
+	// unless the connection drops in between and the create is sent again
+	// on the next one. The request is known by the path it creates (for a
+	// Txn, its first op's path), so a concurrent create of the same path may
+	// set it off instead. It is called at most once, and not at all if the
+	// request is never written; other operations do not call it.
+	//
+	// Written runs on go-zookeeper's send loop, which sends nothing, pings
+	// included, until it returns: it must not block, and must not wait for
+	// a request on the same Client. It may run after the operation has
+	// returned.
 	Written func()
 }
 

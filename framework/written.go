@@ -1,79 +1,97 @@
 package framework
 
 import (
-	"bytes"
 	"encoding/binary"
 	"slices"
 	"sync"
 	"sync/atomic"
 )
 
-// writeWatch tells operations when their request has gone to the
-// connection. go-zookeeper's send loop writes one request at a time in the
-// order it was queued, so once a request is written, any request queued
-// after it is sent, and answered, after it. A request is recognised by a
-// path it carries, encoded as on the wire.
+// writeWatch tells operations when their create request has gone to the
+// connection. go-zookeeper's send loop writes one request per Write, in the
+// order the requests were queued, so once a request is written any request
+// queued after it is sent, and answered, after it.
+//
+// A request is recognised by its frame: a positive xid (pings, auth and the
+// re-sent watches have negative ones), a create or multi opcode, and the
+// path it creates at that opcode's fixed offset (for a multi, its first
+// op's path).
 type writeWatch struct {
-	n       atomic.Int32 // len(waiting), read without the lock on every write
+	n       atomic.Int32 // number of waiters, read without the lock on every write
 	mu      sync.Mutex
-	waiting []*writeWaiter
+	waiting map[string][]*writeWaiter // by path
 }
 
-type writeWaiter struct {
-	marker []byte
-	fn     func()
-}
+type writeWaiter struct{ fn func() }
 
-// add calls fn once a request carrying path is written, and returns a func
-// that stops waiting.
+// add calls fn once a create request (or a multi whose first op is) for
+// path has been written, and returns a func that stops waiting.
 func (w *writeWatch) add(path string, fn func()) (remove func()) {
-	marker := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(path)), uint32(len(path)))
-	ww := &writeWaiter{marker: append(marker, path...), fn: fn}
+	ww := &writeWaiter{fn: fn}
 	w.mu.Lock()
-	w.waiting = append(w.waiting, ww)
-	w.n.Store(int32(len(w.waiting)))
+	if w.waiting == nil {
+		w.waiting = make(map[string][]*writeWaiter)
+	}
+	w.waiting[path] = append(w.waiting[path], ww)
+	w.n.Add(1)
 	w.mu.Unlock()
-	return func() { w.take(ww) }
+	return func() { w.remove(path, ww) }
 }
 
-// take removes ww and reports whether it was still waiting.
-func (w *writeWatch) take(ww *writeWaiter) bool {
+func (w *writeWatch) remove(path string, ww *writeWaiter) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if i := slices.Index(w.waiting, ww); i >= 0 {
-		w.removeAt(i)
-		return true
+	list := w.waiting[path]
+	if i := slices.Index(list, ww); i >= 0 {
+		w.n.Add(-1)
+		if len(list) == 1 {
+			delete(w.waiting, path)
+		} else {
+			w.waiting[path] = slices.Delete(list, i, i+1)
+		}
 	}
-	return false
 }
 
-// removeAt removes the waiter at i; w.mu is held.
-func (w *writeWatch) removeAt(i int) {
-	last := len(w.waiting) - 1
-	w.waiting[i] = w.waiting[last]
-	w.waiting[last] = nil
-	w.waiting = w.waiting[:last]
-	w.n.Store(int32(last))
-}
+// Request frames: length, xid, opcode, then the request. A multi's first op
+// follows a 9-byte header (type, done, error).
+const (
+	wireCreate          = 1
+	wireMulti           = 14
+	wireCreate2         = 15
+	wireCreateContainer = 19
+	wireCreateTTL       = 21
+)
 
-// written is called with each buffer the connection is about to write.
+// written is called with each buffer once it has been written.
 func (w *writeWatch) written(b []byte) {
-	if w.n.Load() == 0 {
+	if w.n.Load() == 0 || len(b) < 12 || int32(binary.BigEndian.Uint32(b[4:8])) <= 0 {
 		return
 	}
-	var fire []func()
+	var at int
+	switch binary.BigEndian.Uint32(b[8:12]) {
+	case wireCreate, wireCreate2, wireCreateContainer, wireCreateTTL:
+		at = 12
+	case wireMulti:
+		at = 21
+	default:
+		return
+	}
+	if len(b) < at+4 {
+		return
+	}
+	n := int(binary.BigEndian.Uint32(b[at : at+4]))
+	if n < 0 || len(b) < at+4+n {
+		return
+	}
+	path := b[at+4 : at+4+n]
 	w.mu.Lock()
-	for i := 0; i < len(w.waiting); {
-		ww := w.waiting[i]
-		if !bytes.Contains(b, ww.marker) {
-			i++
-			continue
-		}
-		fire = append(fire, ww.fn)
-		w.removeAt(i)
+	list := w.waiting[string(path)] // no allocation for a map lookup
+	if len(list) > 0 {
+		delete(w.waiting, string(path))
+		w.n.Add(-int32(len(list)))
 	}
 	w.mu.Unlock()
-	for _, fn := range fire {
-		fn()
+	for _, ww := range list {
+		ww.fn()
 	}
 }

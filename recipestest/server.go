@@ -38,10 +38,11 @@ func WithSessionTimeouts(min, max time.Duration) Option {
 // is unsafe only if the machine itself crashes.
 func WithoutFsync() Option { return func(c *config) { c.noSync = true } }
 
-// WithStockSettings runs the server's JVM as ZooKeeper ships it: the default
-// JIT compilers, garbage collector and heap instead of the quick-starting,
-// small ones tests use, and empty containers reaped every minute (the
-// default) instead of every 100ms. A benchmark wants a server like the ones
+// WithStockSettings runs the server's JVM with the JVM's own defaults: both
+// JIT compilers, its default garbage collector and heap, instead of the
+// quick-starting, small ones tests use; and empty containers are reaped every
+// minute (ZooKeeper's default) instead of every 100ms. (ZooKeeper's own
+// scripts add a 1000 MB heap limit; a benchmark's server needs far less.) A benchmark wants a server like the ones
 // it will be compared with; tests that wait for a container to go do not.
 func WithStockSettings() Option { return func(c *config) { c.stock = true } }
 

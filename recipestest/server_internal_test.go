@@ -1,13 +1,15 @@
 package recipestest
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// WithStockSettings reaches the JVM: none of the tests' quick-start flags
-// and no short container interval, while a default server has both.
+// WithStockSettings reaches the JVM's command line: none of the tests'
+// quick-start flags and no short container interval, while a default server
+// has both.
 func TestStockSettingsReachTheJVM(t *testing.T) {
 	quick := func(args []string) bool {
 		return slices.Contains(args, "-XX:TieredStopAtLevel=1") &&
@@ -18,10 +20,8 @@ func TestStockSettingsReachTheJVM(t *testing.T) {
 		if stock {
 			opts = append(opts, WithStockSettings())
 		}
-		s := StartServer(t, opts...)
-		s.mu.Lock()
-		args := s.proc.cmd.Args
-		s.mu.Unlock()
+		z := zooKeeper{java: "java", classpath: "zookeeper.jar", jvmFlags: newConfig(opts).jvmFlags()}
+		args := z.command("zoo.cfg", os.Stderr).Args
 		if quick(args) == stock {
 			t.Errorf("stock=%v: JVM started with %q", stock, args)
 		}
