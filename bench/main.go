@@ -159,7 +159,9 @@ func run(e env, o options) error {
 				for i, im := range goImpls {
 					runners[i] = func(e env) result { return runHerd(e, im, size) }
 				}
-				for _, r := range inTurns(e, o.rounds, runners) {
+				rs := inTurns(e, o.rounds, runners)
+				pairWithFloor(rs)
+				for _, r := range rs {
 					emit(r)
 				}
 			}
@@ -210,7 +212,9 @@ func interleaved(e env, o options, workload string, impls []impl, ps []peer, run
 	}
 	re := e
 	re.duration = e.duration / time.Duration(o.rounds)
-	return inTurns(re, o.rounds, runners)
+	rs := inTurns(re, o.rounds, runners)
+	pairWithFloor(rs)
+	return rs
 }
 
 // inTurns runs every runner rounds times, taking turns and starting each
@@ -246,17 +250,21 @@ func printTable(rs []result) {
 		}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tclient CPU µs/cycle\tnotif/release\tB in/acquire\theap B/waiter\tgoroutines/waiter\tviolations\t")
+	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tvs floor (median of rounds)\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tclient CPU µs/cycle\tnotif/release\tB in/acquire\theap B/waiter\tgoroutines/waiter\tviolations\t")
 	for _, r := range rs {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Error)
+			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Error)
 			continue
 		}
 		ratio := ""
 		if f, ok := floorOf[r.Workload]; ok && f.CyclesPerSec > 0 && r.CyclesPerSec > 0 {
 			ratio = fmt.Sprintf("%.2f×", r.CyclesPerSec/f.CyclesPerSec)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio,
+		paired := ""
+		if r.FloorRatio > 0 {
+			paired = fmt.Sprintf("%.2f×", r.FloorRatio)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio, paired,
 			r.HandoffP50us, r.HandoffP99us, r.ClientReqs, r.ServerReqs, r.CPUPerCycleUs, r.NotifPerRel, r.BytesInPerAcq, r.HeapPerWaiter, r.GorosPerWaiter, r.Violations)
 	}
 	tw.Flush()

@@ -22,6 +22,7 @@ func percentile(ds []time.Duration, p float64) float64 {
 func merge(a, b result) result {
 	if a.Rounds == 0 {
 		b.Rounds = 1
+		b.RoundRates = []float64{b.CyclesPerSec}
 		return b
 	}
 	if a.Error != "" {
@@ -54,9 +55,47 @@ func merge(a, b result) result {
 			a.Notes = strings.TrimPrefix(a.Notes+"; "+n, "; ")
 		}
 	}
+	a.RoundRates = append(a.RoundRates, b.CyclesPerSec)
 	a.Cycles, a.Seconds = cycles, a.Seconds+b.Seconds
 	a.CyclesPerSec = float64(a.Cycles) / a.Seconds
 	a.Violations += b.Violations
 	a.Rounds++
 	return a
+}
+
+// pairWithFloor sets each result's FloorRatio: the median over rounds of its
+// rate divided by the floor's rate in the same round. A round's turns follow
+// each other, so a drift of the machine that spans rounds cancels out.
+func pairWithFloor(rs []result) {
+	i := slices.IndexFunc(rs, func(r result) bool { return r.Impl == "floor" })
+	if i < 0 {
+		return
+	}
+	floor := rs[i].RoundRates
+	for k := range rs {
+		r := &rs[k]
+		if r.Error != "" || len(r.RoundRates) != len(floor) {
+			continue
+		}
+		var ratios []float64
+		for j, rate := range r.RoundRates {
+			if floor[j] > 0 {
+				ratios = append(ratios, rate/floor[j])
+			}
+		}
+		if len(ratios) == len(floor) {
+			r.FloorRatio = median(ratios)
+		}
+	}
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count); xs is sorted in place.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
