@@ -210,13 +210,15 @@ func createThenList(conn *zk.Conn, sent <-chan struct{}, dir string, create func
 	done := make(chan error, 1)
 	go func() { done <- create() }()
 	var (
-		kids    []string
-		listErr = errors.New("not listed")
-		err     error
+		kids     []string
+		listed   bool
+		err      error
+		errChild error
 	)
 	select {
 	case <-sent:
-		kids, _, listErr = conn.Children(dir)
+		kids, _, errChild = conn.Children(dir)
+		listed = errChild == nil
 		err = <-done
 	case err = <-done:
 	}
@@ -224,7 +226,7 @@ func createThenList(conn *zk.Conn, sent <-chan struct{}, dir string, create func
 		return nil, err
 	}
 	p := created()
-	if listErr == nil && slices.Contains(kids, p[strings.LastIndexByte(p, '/')+1:]) {
+	if listed && slices.Contains(kids, p[strings.LastIndexByte(p, '/')+1:]) {
 		return kids, nil
 	}
 	kids, _, err = conn.Children(dir)

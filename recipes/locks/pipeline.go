@@ -17,7 +17,7 @@ import (
 // ran. pipelined returns only when both are done.
 func pipelined[T any](ctx context.Context, create func(context.Context) (string, error), list func(context.Context) (T, error)) (path string, listing T, ok bool, err error) {
 	sent := make(chan struct{})
-	var once sync.Once
+	var once sync.Once // create may make several requests that call Written (a driver's own creates)
 	trace := &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }}
 	created := make(chan struct{})
 	type result struct {
