@@ -29,24 +29,42 @@ func Do(ctx context.Context, p Policy, op func(ctx context.Context) error) error
 		return op(ctx)
 	}
 	inner := context.WithValue(ctx, inLoopKey{}, true)
-	var last error
-	err := backoff.RetryNotify(func() error {
-		last = op(inner)
-		switch {
-		case last == nil:
+	// The first attempt runs before the backoff machinery is built: nearly
+	// every call succeeds at once, and this is every request's path.
+	start := time.Now()
+	last := op(inner)
+	if last != nil && retryable(p, last) {
+		replay := true // the backoff loop starts with the first attempt's error
+		err := backoff.RetryNotify(func() error {
+			if !replay {
+				last = op(inner)
+			}
+			replay = false
+			switch {
+			case last == nil:
+				return nil
+			case !retryable(p, last):
+				return backoff.Permanent(last)
+			}
+			return last
+		}, backoff.WithContext(&policyBackOff{policy: p, start: start}, ctx), nil)
+		if err == nil {
 			return nil
-		case p == nil || !IsRetryable(last):
-			return backoff.Permanent(last)
 		}
-		if f, ok := p.(ErrorFilter); ok && !f.AllowRetryOn(last) {
-			return backoff.Permanent(last)
-		}
-		return last
-	}, backoff.WithContext(&policyBackOff{policy: p}, ctx), nil)
-	if err != nil && last != nil && ctx.Err() != nil && !errors.Is(last, ctx.Err()) {
+	}
+	if last != nil && ctx.Err() != nil && !errors.Is(last, ctx.Err()) {
 		return fmt.Errorf("%w: %w", ctx.Err(), last)
 	}
-	return err
+	return last
+}
+
+// retryable reports whether err may be retried under p.
+func retryable(p Policy, err error) bool {
+	if p == nil || !IsRetryable(err) {
+		return false
+	}
+	f, ok := p.(ErrorFilter)
+	return !ok || f.AllowRetryOn(err)
 }
 
 // policyBackOff adapts a Policy to backoff.BackOff, counting retries and the
@@ -57,8 +75,10 @@ type policyBackOff struct {
 	retries int
 }
 
+// Reset counts retries from none; the time counts from the first attempt,
+// which the loop set in start.
 func (b *policyBackOff) Reset() {
-	b.start, b.retries = time.Now(), 0
+	b.retries = 0
 }
 
 func (b *policyBackOff) NextBackOff() time.Duration {

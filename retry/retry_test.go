@@ -200,3 +200,37 @@ func TestDoWithDoneContextStillRunsOnce(t *testing.T) {
 		t.Fatalf("calls=%d err=%v", *calls, err)
 	}
 }
+
+func TestDoCountsElapsedFromTheFirstAttempt(t *testing.T) {
+	const firstTakes = 5 * time.Millisecond
+	var seen []time.Duration
+	p := retry.PolicyFunc(func(retries int, elapsed time.Duration) (time.Duration, bool) {
+		seen = append(seen, elapsed)
+		return 0, retries < 1
+	})
+	calls := 0
+	err := retry.Do(context.Background(), p, func(context.Context) error {
+		calls++
+		if calls == 1 {
+			time.Sleep(firstTakes) // time passes in the first attempt; not a synchronisation
+		}
+		return zk.ErrConnectionClosed
+	})
+	if !errors.Is(err, zk.ErrConnectionClosed) || calls != 2 || len(seen) != 2 {
+		t.Fatalf("err=%v calls=%d policy asked %d times, want 2 calls and 2 asks", err, calls, len(seen))
+	}
+	if seen[0] < firstTakes {
+		t.Fatalf("elapsed after the first attempt = %v, want at least the %v the attempt took", seen[0], firstTakes)
+	}
+}
+
+func TestDoBuildsNoLoopWhenTheFirstAttemptSucceeds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := retry.ExponentialBackoffRetry(time.Millisecond, 3)
+	op := func(context.Context) error { return nil }
+	// One allocation: the context that marks op as inside a loop.
+	if n := testing.AllocsPerRun(100, func() { _ = retry.Do(ctx, p, op) }); n > 1 {
+		t.Fatalf("Do allocated %v times for an attempt that succeeded, want at most 1", n)
+	}
+}
