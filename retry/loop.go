@@ -22,8 +22,8 @@ type inLoopKey struct{}
 // inside a loop, and a Do called with such a context runs its op once and
 // returns the error unchanged, leaving retries to the outermost loop.
 //
-// The loop itself is cenkalti/backoff's RetryNotify; the policy plugs in as
-// its BackOff.
+// After a first attempt that may be retried, the loop is cenkalti/backoff's
+// RetryNotify; the policy plugs in as its BackOff.
 func Do(ctx context.Context, p Policy, op func(ctx context.Context) error) error {
 	if ctx.Value(inLoopKey{}) != nil {
 		return op(ctx)
