@@ -36,10 +36,11 @@ func Do(ctx context.Context, p Policy, op func(ctx context.Context) error) error
 	if last != nil && retryable(p, last) {
 		replay := true // the backoff loop starts with the first attempt's error
 		err := backoff.RetryNotify(func() error {
-			if !replay {
-				last = op(inner)
+			if replay { // already judged retryable: ask the policy's filter once per error
+				replay = false
+				return last
 			}
-			replay = false
+			last = op(inner)
 			switch {
 			case last == nil:
 				return nil
