@@ -39,6 +39,7 @@ type Hold struct {
 	lostErr  error
 	stop     context.CancelFunc // stops the monitor
 	stopped  chan struct{}      // closed when the monitor has returned
+	revoking bool               // the monitor is in the revocation callback
 	released bool
 }
 
@@ -131,11 +132,19 @@ func (h *Hold) Release(ctx context.Context) error {
 	}
 	h.released = true
 	stop, stopped := h.stop, h.stopped
+	if h.revoking {
+		// Called from the revocation callback (or beside it), which runs on
+		// the monitor: waiting for the monitor would wait for ourselves. It
+		// returns once the callback does.
+		stopped = nil
+	}
 	h.mu.Unlock()
 	h.unlisten()
 	if stop != nil {
 		stop()
-		<-stopped
+		if stopped != nil {
+			<-stopped
+		}
 	}
 	if h.onRelease != nil {
 		h.onRelease()
@@ -178,7 +187,9 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 			}
 		}
 		if h.revoke != nil && bytes.Equal(data, RevokeMessage) {
+			h.setRevoking(true)
 			h.revoke()
+			h.setRevoking(false)
 		}
 		select {
 		case ev := <-w.C():
@@ -190,6 +201,12 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 			return
 		}
 	}
+}
+
+func (h *Hold) setRevoking(b bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.revoking = b
 }
 
 func (h *Hold) markLost(err error) {

@@ -2,6 +2,7 @@ package locks_test
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
@@ -106,6 +107,39 @@ func TestRevocation(t *testing.T) {
 	if err := locks.Revoke(ctx, cs[1], h.Path()); err != nil {
 		t.Fatalf("revoking a released node: %v", err)
 	}
+}
+
+// The revocation callback may release the hold itself, as Curator's
+// revocation listeners do: the lock is then free for others.
+func TestRevocationReleasesFromCallback(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	m, _ := locks.NewMutex(cs[0], "/lock")
+	var held atomic.Pointer[locks.Hold]
+	released := make(chan error, 1)
+	m.MakeRevocable(func() { released <- held.Load().Release(ctx) })
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held.Store(h)
+	if err := locks.Revoke(ctx, cs[1], h.Path()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-released:
+		if err != nil {
+			t.Fatalf("Release in the revocation callback: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Release in the revocation callback never returned")
+	}
+	other, _ := locks.NewMutex(cs[1], "/lock")
+	h2, err := other.TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("the lock after a revoked holder released it: %v", err)
+	}
+	h2.Release(ctx)
 }
 
 // A release wakes exactly one waiter: the next in line.

@@ -139,7 +139,9 @@ func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
 
 // MakeRevocable calls fn when another process asks a holder of this mutex to
 // release (Revoke on its node). Holds acquired afterwards watch for such
-// requests; fn should release the hold.
+// requests; fn should release the hold, and may do so itself: it runs on
+// the goroutine that watches the hold's node, which Release then does not
+// wait for.
 func (m *Mutex) MakeRevocable(fn func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
