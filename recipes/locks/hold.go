@@ -152,6 +152,13 @@ func (h *Hold) Release(ctx context.Context) error {
 	return h.release(ctx, h.path)
 }
 
+// isReleased reports whether the last Release has begun.
+func (h *Hold) isReleased() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.released
+}
+
 // reenter counts one more acquisition; false if the hold is already released.
 func (h *Hold) reenter() bool {
 	h.mu.Lock()

@@ -118,11 +118,15 @@ func (m *Mutex) IsAcquiredInThisProcess() bool {
 	return len(m.holds) > 0
 }
 
-// holdOf returns o's hold, or nil.
+// holdOf returns o's hold, or nil; a hold being released counts as gone.
 func (m *Mutex) holdOf(o *Owner) *Hold {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.holds[o]
+	h := m.holds[o]
+	m.mu.Unlock()
+	if h == nil || h.isReleased() {
+		return nil
+	}
+	return h
 }
 
 // IsOwnedBy reports whether o holds the lock through this Mutex

@@ -2,6 +2,7 @@ package locks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -76,16 +77,27 @@ func (readDriver) FixForSorting(name, lockName string) string { return rwFixForS
 
 // CreatesTheLock makes a standard node, except for the write holder
 // downgrading: its read node is ephemeral, not sequential, and carries the
-// write node's sequence (Curator 5.5, CURATOR-621).
+// write node's sequence (Curator 5.5, CURATOR-621). It is made in one
+// transaction with a check that the write node still exists: a read node on
+// the sequence of a write hold lost meanwhile would sort ahead of a writer
+// that holds now, and let both in (Curator does not check). Without the
+// write node the downgrade fails with ErrLockLost.
 func (d readDriver) CreatesTheLock(ctx context.Context, client *framework.Client, path string, data []byte) (string, error) {
 	if o := OwnerFrom(ctx); o != nil {
 		if h := d.write.holdOf(o); h != nil {
 			_, name := framework.SplitPath(h.Path())
-			return client.Create(ctx, path+rwFixForSorting(name, ""), data,
-				framework.WithMode(framework.Ephemeral),
-				framework.WithProtection(),
-				framework.WithContainerParents(),
-			)
+			res, err := client.Txn(ctx,
+				framework.CreateOp(path+rwFixForSorting(name, ""), data, framework.Ephemeral,
+					framework.WithProtection(), framework.WithContainerParents()),
+				framework.CheckOp(h.Path(), -1))
+			var te *framework.TxnError
+			if errors.As(err, &te) && te.Index == 1 && isNoNode(err) {
+				return "", fmt.Errorf("%w: downgrade: write node %s is gone", ErrLockLost, h.Path())
+			}
+			if err != nil {
+				return "", err
+			}
+			return res[0].Path, nil
 		}
 	}
 	return d.Standard.CreatesTheLock(ctx, client, path, data)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,4 +100,40 @@ func TestReadersWaitOnTheWriterAhead(t *testing.T) {
 	r1.Release(ctx)
 	w := <-wgot
 	w.Release(ctx)
+}
+
+// A write hold whose node is gone cannot be downgraded: another writer may
+// hold by then, and a read node on the lost write's sequence would sort
+// ahead of it and let both in.
+func TestReadWriteLockDowngradeOfLostWrite(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	rwA, _ := locks.NewReadWriteLock(cs[0], "/rw")
+	rwB, _ := locks.NewReadWriteLock(cs[1], "/rw")
+	octx := locks.WithOwner(ctx, locks.NewOwner())
+	wa, err := rwA.WriteLock().Acquire(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A's write node goes (as with an expired session), and B writes.
+	if err := cs[1].Delete(ctx, wa.Path()); err != nil {
+		t.Fatal(err)
+	}
+	wb, err := rwB.WriteLock().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Release(ctx)
+	if r, err := rwA.ReadLock().Acquire(octx); !errors.Is(err, locks.ErrLockLost) {
+		if err == nil {
+			r.Release(ctx)
+		}
+		t.Fatalf("downgrading a lost write hold while another writes: %v, want ErrLockLost", err)
+	}
+	if _, name := framework.SplitPath(wb.Path()); !slices.Equal(children(t, cs[1], "/rw"), []string{name}) {
+		t.Fatalf("nodes after the refused downgrade: %v, want only B's write node", children(t, cs[1], "/rw"))
+	}
+	if err := wa.Release(ctx); !errors.Is(err, locks.ErrLockLost) {
+		t.Fatalf("releasing the lost write hold: %v", err)
+	}
 }
