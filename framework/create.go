@@ -185,7 +185,7 @@ func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data
 		return err
 	}, func(err error) {
 		if err == nil {
-			c.undoCreate(p)
+			c.undoCreate(p, o.mode)
 		}
 	})
 	if err != nil {
@@ -195,14 +195,21 @@ func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data
 }
 
 // undoCreate deletes a node whose create the caller abandoned: at once if it
-// can, else through the janitor. Version 0: a node someone has written to
-// since is no longer only ours.
-func (c *Client) undoCreate(full string) {
+// can, else through the janitor. A persistent node is deleted only at
+// version 0: one someone has written to since is no longer only ours. An
+// ephemeral one dies with our session anyway and is deleted whatever its
+// version: a lock node a peer wrote to (Curator's Revoker) would otherwise
+// stay, and block its lock, until the session ends.
+func (c *Client) undoCreate(full string, mode CreateMode) {
+	version := int32(0)
+	if mode.IsEphemeral() {
+		version = -1
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), undoGrace)
 	defer cancel()
-	if err := c.deleteRaw(ctx, full, 0); err != nil {
+	if err := c.deleteRaw(ctx, full, version); err != nil {
 		c.janitor.add("delete node of an abandoned create", full, func(ctx context.Context) error {
-			return c.deleteRaw(ctx, full, 0)
+			return c.deleteRaw(ctx, full, version)
 		})
 	}
 }

@@ -222,3 +222,29 @@ func TestFailedProtectedCreateIsCleanedUp(t *testing.T) {
 	// The node was created (the request committed) and is then removed.
 	waitNoChildren(t, observer, "/q")
 }
+
+// The undo of an abandoned create deletes an ephemeral node even if a peer
+// wrote to it meanwhile (Curator's Revoker writes to lock nodes); a
+// persistent node written to since is left alone.
+func TestUndoOfAbandonedCreate(t *testing.T) {
+	c := newClientAt(t, server.ConnectString()) // no namespace: UndoCreate takes server paths
+	ctx := ctxT(t)
+	dir := "/" + recipestest.Namespace(t)
+	for _, tc := range []struct {
+		mode framework.CreateMode
+		kept bool
+	}{{framework.Ephemeral, false}, {framework.Persistent, true}} {
+		p, err := c.Create(ctx, dir+"/n", nil, framework.WithMode(tc.mode), framework.WithParents())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Set(ctx, p, []byte("__REVOKE__"), -1); err != nil {
+			t.Fatal(err)
+		}
+		c.UndoCreate(p, tc.mode)
+		if ok, _, err := c.Exists(ctx, p); err != nil || ok != tc.kept {
+			t.Fatalf("mode %d: node exists %v (%v) after the undo, want %v", tc.mode, ok, err, tc.kept)
+		}
+		c.Delete(ctx, p, framework.Quietly())
+	}
+}

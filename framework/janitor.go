@@ -37,8 +37,12 @@ func startJanitor(c *Client) *janitor {
 	return j
 }
 
-// add queues a task. It never blocks.
+// add queues a task. It never blocks. An unstarted client has no janitor,
+// and has made nothing that needs one: add then drops the task.
 func (j *janitor) add(what, path string, run func(ctx context.Context) error) {
+	if j == nil {
+		return
+	}
 	j.mu.Lock()
 	j.tasks = append(j.tasks, janitorTask{what, path, run})
 	j.mu.Unlock()

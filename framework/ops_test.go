@@ -231,6 +231,11 @@ func TestClosedAndUnstartedClientsFailClearly(t *testing.T) {
 	if _, _, err := c.Get(ctx, "/x"); !errors.Is(err, framework.ErrNotStarted) {
 		t.Fatalf("before Start: %v, want ErrNotStarted", err)
 	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := c.Delete(cancelled, "/x", framework.Guaranteed()); err == nil {
+		t.Fatal("guaranteed delete before Start with a cancelled context: no error")
+	}
 	c.Start()
 	c.BlockUntilConnected(ctx)
 	c.Close()
