@@ -1,6 +1,8 @@
 package locks_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/retry"
 )
 
 // The server restarts while a lock is held and others wait: the sessions
@@ -149,4 +152,47 @@ func TestEnsembleLeaderKilledMidContention(t *testing.T) {
 		t.Fatalf("%d holders at once", m)
 	}
 	t.Logf("%d holds, %d lost to the leader's death", held.n.Load(), lost.n.Load())
+}
+
+// A semaphore acquire cancelled while the server is unreachable returns
+// without waiting for the server, however long its retry policy would keep
+// trying: its lease and lock nodes are left to the client's background
+// deletes, which finish once the server is back.
+func TestCancelledAcquireReturnsWhileUnreachable(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	holder := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	waiter := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns),
+		framework.WithSessionTimeout(20*time.Second), framework.WithRetryPolicy(retry.RetryForever(50*time.Millisecond)))
+	ctx := ctxT(t)
+	hs, _ := locks.NewSemaphore(holder, "/sem", 1)
+	lease, err := hs.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(ctx)
+	ws, _ := locks.NewSemaphore(waiter, "/sem", 1)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ws.Acquire(wctx)
+		done <- err
+	}()
+	waitParticipants(t, hs, 2) // the waiter's lease is made: it waits holding the semaphore's lock
+	proxy.Blackhole(true)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled acquire: %v, want context.Canceled", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("a cancelled acquire waited for an unreachable server")
+	}
+	proxy.Blackhole(false)
+	waitParticipants(t, hs, 1)
+	if p, _ := hs.Participants(ctx); p[0] != lease.Path() {
+		t.Fatalf("leases %v, want only the holder's", p)
+	}
+	waitNoChildren(t, holder, "/sem/locks")
 }

@@ -65,3 +65,20 @@ func acquireRetrying(ctx context.Context, m *locks.Mutex) (*locks.Hold, error) {
 		}
 	}
 }
+
+// waitNoChildren polls until path has no children (the client's background
+// deletes run on their own schedule).
+func waitNoChildren(t testing.TB, c *framework.Client, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		kids, _, err := c.Children(ctxT(t), path)
+		if isNoNode(err) || err == nil && len(kids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still has children %v (%v)", path, kids, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

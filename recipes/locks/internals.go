@@ -17,9 +17,8 @@ import (
 // under it before giving up (Curator retries per its retry policy).
 const maxRecreates = 10
 
-// cleanupTimeout bounds the foreground attempt to delete a waiter's node
-// after a cancel or an error; the client's guaranteed delete finishes it in
-// the background if it fails.
+// cleanupTimeout bounds the foreground attempt to delete a node after a
+// cancel or an error (see cleanupContext).
 const cleanupTimeout = 10 * time.Second
 
 // LockInternals is the engine under every lock, as Curator's LockInternals:
@@ -201,15 +200,37 @@ func releaseNode(ctx context.Context, client *framework.Client, path string) err
 	return err
 }
 
-// deleteNode removes a waiter's node after a cancel or error. It runs even
-// if ctx is done, bounded by cleanupTimeout, and leaves the rest to the
-// client's guaranteed delete.
+// deleteNode removes a waiter's node after a cancel or error, within a
+// cleanupContext, and leaves the rest to the client's guaranteed delete.
 func (li *LockInternals) deleteNode(ctx context.Context, ourPath string) {
 	deleteNode(ctx, li.client, ourPath)
 }
 
 func deleteNode(ctx context.Context, client *framework.Client, path string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	ctx, cancel := cleanupContext(ctx, client)
 	defer cancel()
 	_ = client.Delete(ctx, path, framework.Guaranteed(), framework.Quietly())
+}
+
+// cleanupContext is the context of the foreground attempt to delete nodes
+// after a cancel or an error, and to give back what a failed acquire took:
+// it runs even if ctx is done, for at most cleanupTimeout, and only while
+// the connection stays up. Once it is down, the client's guaranteed deletes
+// finish the work when it is back, and the caller returns at once, however
+// long its retry policy would have waited for the server.
+func cleanupContext(ctx context.Context, client *framework.Client) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	state, changed := client.StateChanged()
+	if !state.IsConnected() {
+		cancel()
+		return ctx, cancel
+	}
+	go func() { // ends with ctx, which the caller's cancel ends at the latest
+		select {
+		case <-changed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }

@@ -58,7 +58,7 @@ func (m *MultiLock) Acquire(ctx context.Context) (*MultiHold, error) {
 	for i, l := range m.locks {
 		h, err := l.Acquire(ctx)
 		if err != nil {
-			if rerr := ReleaseAll(context.WithoutCancel(ctx), holds); rerr != nil {
+			if rerr := giveBack(ctx, holds); rerr != nil {
 				return nil, fmt.Errorf("lock %d: %w (and rolling back: %w)", i, err, rerr)
 			}
 			return nil, fmt.Errorf("lock %d: %w", i, err)

@@ -92,7 +92,7 @@ func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Hold, error) {
 	for range n {
 		h, err := s.acquireOne(ctx)
 		if err != nil {
-			return nil, errors.Join(err, ReleaseAll(context.WithoutCancel(ctx), got))
+			return nil, errors.Join(err, giveBack(ctx, got))
 		}
 		got = append(got, h)
 	}
@@ -132,9 +132,24 @@ func (s *Semaphore) Participants(ctx context.Context) ([]string, error) {
 
 // ReleaseAll releases every hold, last first, and joins their errors.
 func ReleaseAll(ctx context.Context, holds []*Hold) error {
+	return lastFirst(holds, func(h *Hold) error { return h.Release(ctx) })
+}
+
+// giveBack releases the holds a failed acquire took, last first, each
+// within a cleanupContext of its client.
+func giveBack(ctx context.Context, holds []*Hold) error {
+	return lastFirst(holds, func(h *Hold) error {
+		ctx, cancel := cleanupContext(ctx, h.client)
+		defer cancel()
+		return h.Release(ctx)
+	})
+}
+
+// lastFirst calls release on every hold, last first, and joins the errors.
+func lastFirst(holds []*Hold, release func(*Hold) error) error {
 	var errs []error
 	for i := len(holds) - 1; i >= 0; i-- {
-		if err := holds[i].Release(ctx); err != nil {
+		if err := release(holds[i]); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -152,7 +152,11 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanish
 	if err != nil {
 		return nil, false, false, err
 	}
-	defer s.lock.Release(context.WithoutCancel(ctx), lockPath)
+	defer func() {
+		ctx, cancel := cleanupContext(ctx, s.client)
+		defer cancel()
+		s.lock.Release(ctx, lockPath)
+	}()
 	// The check makes the lease only while our lock node exists.
 	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.CheckOp(lockPath, -1)), s.listLeases)
 	if err != nil {
