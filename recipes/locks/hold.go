@@ -11,7 +11,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/listener"
 )
 
 // RevokeMessage is the data Curator writes into a holder's node to ask it to
@@ -43,19 +42,15 @@ type Hold struct {
 	released bool
 }
 
-func newHold(client *framework.Client, path string, release func(context.Context, string) error, onRelease, revoke func()) *Hold {
-	h := &Hold{client: client, path: path, release: release, onRelease: onRelease, revoke: revoke, count: 1}
-	// Every transition reaches a listener, however short the flap, and a
-	// listener costs no request: the connection is always watched.
-	policy := client.ErrorPolicy()
-	h.unlisten, _ = client.AddConnectionStateListener(func(s listener.ConnectionState) {
-		if policy.IsErrorState(s) {
-			h.markLost(fmt.Errorf("%w: connection %v", ErrLockLost, s))
-		}
-	})
-	if h.unlisten == nil {
-		h.unlisten = func() {}
-	}
+// newHold returns the hold of the node at path, and takes over conn, the
+// connection watch of its acquire: mark is conn's count from just before the
+// listing that found the node holding (see connWatch).
+func newHold(client *framework.Client, path string, release func(context.Context, string) error, onRelease, revoke func(), conn *connWatch, mark int) *Hold {
+	h := &Hold{client: client, path: path, release: release, onRelease: onRelease, revoke: revoke, count: 1, unlisten: conn.stop}
+	// Every transition reaches the watch's listener, however short the
+	// flap, and a listener costs no request: the connection is always
+	// watched.
+	conn.attach(h, mark)
 	if revoke != nil {
 		h.Lost() // the monitor also watches for revocation requests
 	}

@@ -69,60 +69,74 @@ func (li *LockInternals) SetMaxLeases(n int) error { return li.limit.set(n) }
 // deletes its node and returns ErrBusy. On any error, or when ctx ends, the
 // node is deleted (guaranteed) before Acquire returns.
 func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) {
+	path, _, err := li.acquire(ctx, try, nil)
+	return path, err
+}
+
+// acquire is Acquire for a hold, whose connection watch is conn; it also
+// returns conn's mark from before the listing that found the lock held.
+func (li *LockInternals) acquire(ctx context.Context, try bool, conn *connWatch) (string, int, error) {
 	for recreates := 0; ; recreates++ {
-		ourPath, first, err := li.createAndList(ctx)
+		ourPath, first, mark, err := li.createAndList(ctx, conn)
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
-		held, err := li.wait(ctx, ourPath, try, first)
+		held, mark, err := li.wait(ctx, ourPath, try, first, conn, mark)
 		if err == nil && held {
-			return ourPath, nil
+			return ourPath, mark, nil
 		}
 		li.deleteNode(ctx, ourPath)
 		switch {
 		case errors.Is(err, driver.ErrNodeMissing) && recreates < maxRecreates && ctx.Err() == nil:
 			continue
 		case err == nil:
-			return "", ErrBusy
+			return "", 0, ErrBusy
 		}
-		return "", err
+		return "", 0, err
 	}
 }
 
 // createAndList creates our node through the driver with the lock
-// directory's listing pipelined behind it (see pipelined). The listing is
-// nil if it could not be had; it may lack our node, and wait then lists
-// again.
-func (li *LockInternals) createAndList(ctx context.Context) (string, []string, error) {
+// directory's listing pipelined behind it (see pipelined), and returns
+// conn's mark from before the listing. The listing is nil if it could not
+// be had; it may lack our node, and wait then lists again.
+func (li *LockInternals) createAndList(ctx context.Context, conn *connWatch) (string, []string, int, error) {
+	var mark int
 	path, children, _, err := pipelined(ctx, func(ctx context.Context) (string, error) {
 		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
-	}, li.SortedChildren)
-	return path, children, err
+	}, func(ctx context.Context) ([]string, error) {
+		mark = conn.mark()
+		return li.SortedChildren(ctx)
+	})
+	return path, children, mark, err
 }
 
 // wait loops until ourPath holds the lock (or, with try, after one look).
-// first, if it holds our node, is a listing to decide from before listing.
-func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string) (bool, error) {
+// first, if it holds our node, is a listing to decide from before listing,
+// made after conn's mark. A hold returns the mark from before the listing
+// that decided it.
+func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, conn *connWatch, mark int) (bool, int, error) {
 	_, ourName := framework.SplitPath(ourPath)
 	for {
 		children := first
 		first = nil
 		if !slices.Contains(children, ourName) {
+			mark = conn.mark()
 			var err error
 			if children, err = li.SortedChildren(ctx); err != nil {
-				return false, err
+				return false, 0, err
 			}
 		}
 		maxLeases, changed := li.limit.get()
 		res, err := li.driver.GetsTheLock(children, ourName, maxLeases)
 		if err != nil {
-			return false, err
+			return false, 0, err
 		}
 		if res.Held {
-			return true, nil
+			return true, mark, nil
 		}
 		if try {
-			return false, nil
+			return false, 0, nil
 		}
 		// A data watch, as Curator sets: it fires when the node goes, and
 		// sets no watch if the node is already gone.
@@ -131,10 +145,10 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 			continue
 		}
 		if err != nil {
-			return false, err
+			return false, 0, err
 		}
 		if err := li.await(ctx, w, changed); err != nil {
-			return false, err
+			return false, 0, err
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
@@ -140,6 +141,51 @@ func TestRevocationReleasesFromCallback(t *testing.T) {
 		t.Fatalf("the lock after a revoked holder released it: %v", err)
 	}
 	h2.Release(ctx)
+}
+
+// A connection flap between the listing that finds a lock held and the
+// start of the hold still loses the hold: the acquire watches the
+// connection from before that listing.
+func TestFlapBeforeTheHoldStartsLosesIt(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
+	ctx := ctxT(t)
+	node := func() string {
+		p, err := c.Create(ctx, "/n-", nil, framework.WithMode(framework.EphemeralSequential))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	w := locks.WatchConnection(c)
+	mark := w.Mark()
+	proxy.DropAll() // SUSPENDED, then RECONNECTED: the session and its nodes survive
+	deadline := time.Now().Add(30 * time.Second)
+	for w.Mark() == mark {
+		if time.Now().After(deadline) {
+			t.Fatal("the watch never saw the connection drop")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := c.BlockUntilConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := locks.NewHold(c, node(), w, mark)
+	if !isLost(h.Err()) {
+		t.Fatalf("a hold decided before a flap its listener came too late for: Err %v, want ErrLockLost", h.Err())
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A hold decided after the flap is not lost.
+	w2 := locks.WatchConnection(c)
+	h2 := locks.NewHold(c, node(), w2, w2.Mark())
+	if err := h2.Err(); err != nil {
+		t.Fatalf("a hold decided after the flap: %v", err)
+	}
+	if err := h2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A release wakes exactly one waiter: the next in line.

@@ -89,13 +89,15 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 			return nil, ctx.Err()
 		}
 	}
-	path, err := m.li.Acquire(ctx, try)
+	conn := watchConnection(m.li.client)
+	path, mark, err := m.li.acquire(ctx, try, conn)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	close(m.acquiring[owner])
 	delete(m.acquiring, owner)
 	if err != nil {
+		conn.stop()
 		return nil, err
 	}
 	var h *Hold
@@ -105,7 +107,7 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 		if m.holds[owner] == h {
 			delete(m.holds, owner)
 		}
-	}, m.revoke)
+	}, m.revoke, conn, mark)
 	m.holds[owner] = h
 	return h, nil
 }

@@ -25,14 +25,23 @@ import (
 //   - tryHoldingLock (Curator's order): take the lock, create the lease
 //     node, wait holding the lock until the leases fit, release the lock.
 func (s *Semaphore) acquireOne(ctx context.Context) (*Hold, error) {
+	conn := watchConnection(s.client) // the lease's hold takes it over
+	h, err := s.tryBothWays(ctx, conn)
+	if h == nil {
+		conn.stop()
+	}
+	return h, err
+}
+
+func (s *Semaphore) tryBothWays(ctx context.Context, conn *connWatch) (*Hold, error) {
 	if s.countPath == "" && !s.full.Load() {
-		h, _, err := retryVanished(ctx, s.tryInTxn)
+		h, _, err := retryVanished(ctx, conn, s.tryInTxn)
 		if h != nil || err != nil {
 			return h, err
 		}
 		s.full.Store(true)
 	}
-	h, waited, err := retryVanished(ctx, s.tryHoldingLock)
+	h, waited, err := retryVanished(ctx, conn, s.tryHoldingLock)
 	if err == nil && !waited {
 		s.full.Store(false)
 	}
@@ -41,14 +50,15 @@ func (s *Semaphore) acquireOne(ctx context.Context) (*Hold, error) {
 
 // attempt is one try at a lease. waited reports that the leases were full
 // at first; vanished, that our lock or lease node went with its session and
-// the try must be made anew, the lock taken again first.
-type attempt func(ctx context.Context) (h *Hold, waited, vanished bool, err error)
+// the try must be made anew, the lock taken again first. A hold takes
+// over conn, the acquire's connection watch.
+type attempt func(ctx context.Context, conn *connWatch) (h *Hold, waited, vanished bool, err error)
 
 // retryVanished makes the attempt until its nodes stay, at most
 // maxRecreates times again.
-func retryVanished(ctx context.Context, try attempt) (h *Hold, waited bool, err error) {
+func retryVanished(ctx context.Context, conn *connWatch, try attempt) (h *Hold, waited bool, err error) {
 	for recreates := 0; ; recreates++ {
-		h, w, vanished, err := try(ctx)
+		h, w, vanished, err := try(ctx, conn)
 		waited = waited || w
 		switch {
 		case !vanished:
@@ -59,9 +69,10 @@ func retryVanished(ctx context.Context, try attempt) (h *Hold, waited bool, err 
 	}
 }
 
-// newLease returns the hold of the lease node at path.
-func (s *Semaphore) newLease(path string) *Hold {
-	return newHold(s.client, path, func(ctx context.Context, p string) error { return releaseNode(ctx, s.client, p) }, nil, nil)
+// newLease returns the hold of the lease node at path; mark is conn's from
+// before the listing that found it within the limit.
+func (s *Semaphore) newLease(path string, conn *connWatch, mark int) *Hold {
+	return newHold(s.client, path, func(ctx context.Context, p string) error { return releaseNode(ctx, s.client, p) }, nil, nil, conn, mark)
 }
 
 // leaseTxn returns, for pipelined, a create of a protected lease node (and
@@ -82,12 +93,16 @@ func (s *Semaphore) leaseTxn(guard framework.Op) func(context.Context) (string, 
 // lock's release are one transaction, with the count of leases right behind
 // it. It returns no hold and no error if the leases were all out (its lease
 // is then given back).
-func (s *Semaphore) tryInTxn(ctx context.Context) (h *Hold, waited, vanished bool, err error) {
+func (s *Semaphore) tryInTxn(ctx context.Context, conn *connWatch) (h *Hold, waited, vanished bool, err error) {
 	lockPath, err := s.lock.Acquire(ctx, false)
 	if err != nil {
 		return nil, false, false, err
 	}
-	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.DeleteOp(lockPath, -1)), s.leaseChildren)
+	var mark int
+	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.DeleteOp(lockPath, -1)), func(ctx context.Context) ([]string, error) {
+		mark = conn.mark()
+		return s.leaseChildren(ctx)
+	})
 	if err != nil {
 		// Committed or not, our lock node must go; the client deletes a
 		// lease node the transaction may have made.
@@ -96,6 +111,7 @@ func (s *Semaphore) tryInTxn(ctx context.Context) (h *Hold, waited, vanished boo
 	}
 	_, name := framework.SplitPath(path)
 	if !ok || !slices.Contains(first, name) {
+		mark = conn.mark()
 		if first, err = s.leaseChildren(ctx); err != nil {
 			deleteNode(ctx, s.client, path)
 			return nil, false, false, err
@@ -105,7 +121,7 @@ func (s *Semaphore) tryInTxn(ctx context.Context) (h *Hold, waited, vanished boo
 		}
 	}
 	if max, _ := s.limit.get(); len(first) <= max {
-		return s.newLease(path), false, false, nil
+		return s.newLease(path, conn, mark), false, false, nil
 	}
 	// No room, and we no longer hold the lock: a lease must not wait
 	// without it, or two waiters could each keep the other out.
@@ -147,7 +163,7 @@ func (s *Semaphore) leaseChildren(ctx context.Context) ([]string, error) {
 // session, it gives up the lock and reports it: the lease is made again only
 // after the lock is taken again (Curator's RETRY_DUE_TO_MISSING_NODE), never
 // while another may hold it.
-func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanished bool, err error) {
+func (s *Semaphore) tryHoldingLock(ctx context.Context, conn *connWatch) (h *Hold, waited, vanished bool, err error) {
 	lockPath, err := s.lock.Acquire(ctx, false)
 	if err != nil {
 		return nil, false, false, err
@@ -158,7 +174,11 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanish
 		s.lock.Release(ctx, lockPath)
 	}()
 	// The check makes the lease only while our lock node exists.
-	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.CheckOp(lockPath, -1)), s.listLeases)
+	var mark int
+	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.CheckOp(lockPath, -1)), func(ctx context.Context) (leaseListing, error) {
+		mark = conn.mark()
+		return s.listLeases(ctx)
+	})
 	if err != nil {
 		return nil, false, lockNodeGone(err), err
 	}
@@ -166,9 +186,9 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanish
 	if ok {
 		pre = &first
 	}
-	room, waited, err := s.waitForRoom(ctx, path, pre)
+	room, mark, waited, err := s.waitForRoom(ctx, path, pre, conn, mark)
 	if room {
-		return s.newLease(path), waited, false, nil
+		return s.newLease(path, conn, mark), waited, false, nil
 	}
 	deleteNode(ctx, s.client, path)
 	return nil, waited, err == nil, err
@@ -191,11 +211,13 @@ func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 }
 
 // waitForRoom waits until the lease at path is among at most maxLeases;
-// first, if given and showing our lease, is the first listing. false with a
-// nil error means the node vanished. waited reports whether it had to wait.
-// A lost session wakes it too (go-zookeeper does not wake watches on a
-// disconnect): the next listing shows whether our lease survived.
-func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing) (room, waited bool, err error) {
+// first, if given and showing our lease, is the first listing, made after
+// conn's mark. false with a nil error means the node vanished. waited
+// reports whether it had to wait. With room, it returns the mark from
+// before the listing that showed it. A lost session wakes it too
+// (go-zookeeper does not wake watches on a disconnect): the next listing
+// shows whether our lease survived.
+func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, conn *connWatch, mark int) (room bool, _ int, waited bool, err error) {
 	_, name := framework.SplitPath(path)
 	for ; ; waited = true {
 		max, changed := s.limit.get()
@@ -203,7 +225,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		if s.countPath != "" {
 			n, w, err := s.readCount(ctx)
 			if err != nil {
-				return false, waited, err
+				return false, 0, waited, err
 			}
 			max, countChanged = n, w.C()
 		}
@@ -211,20 +233,21 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		if first != nil && slices.Contains(first.children, name) {
 			l = *first
 		} else {
+			mark = conn.mark()
 			var err error
 			if l, err = s.listLeases(ctx); err != nil {
-				return false, waited, err
+				return false, 0, waited, err
 			}
 			if !slices.Contains(l.children, name) {
-				return false, waited, nil
+				return false, 0, waited, nil
 			}
 		}
 		first = nil
 		if len(l.children) <= max {
-			return true, waited, nil
+			return true, mark, waited, nil
 		}
 		if err := s.awaitRoom(ctx, l.watch, changed, countChanged); err != nil {
-			return false, waited, err
+			return false, 0, waited, err
 		}
 	}
 }
