@@ -18,7 +18,7 @@ import (
 type floor struct{}
 
 func (floor) name() string                         { return "floor" }
-func (floor) connect(addr string) (session, error) { return connectZK(addr) }
+func (floor) connect(addr string) (session, error) { return connectZK(addr, true) }
 
 // mutex: create (protected, ephemeral sequential) with the listing right
 // behind it, and if not first watch the predecessor and list again when it

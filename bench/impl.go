@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -123,10 +124,16 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(string, ...any) {}
 
-func connectZK(addr string) (session, error) {
+// connectZK opens a bare go-zookeeper session. With buffered set its
+// connection reads through a buffer, as gocurator's client does.
+func connectZK(addr string, buffered bool) (session, error) {
 	cnt := recipestest.NewCounter()
 	sent := make(chan struct{}, 1)
-	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithDialer(signalCreates(sent, cnt.Dialer(net.DialTimeout))),
+	dial := signalCreates(sent, cnt.Dialer(net.DialTimeout))
+	if buffered {
+		dial = bufferReads(dial)
+	}
+	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithDialer(dial),
 		zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
 	if err != nil {
 		return nil, err
@@ -164,6 +171,26 @@ func signalCreates(sent chan<- struct{}, next zk.Dialer) zk.Dialer {
 	}
 }
 
+// bufferReads wraps next so that reads go through a buffer, as in
+// gocurator's client (framework's bufferedConn): go-zookeeper reads every
+// frame in two reads, its length and its body.
+func bufferReads(next zk.Dialer) zk.Dialer {
+	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		c, err := next(network, addr, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return bufferedConn{c, bufio.NewReaderSize(c, 16<<10)}, nil
+	}
+}
+
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
 type signalConn struct {
 	net.Conn
 	sent chan<- struct{}
@@ -191,7 +218,7 @@ func (c signalConn) Write(b []byte) (int, error) {
 type zkLock struct{}
 
 func (zkLock) name() string                             { return "zk.Lock" }
-func (zkLock) connect(addr string) (session, error)     { return connectZK(addr) }
+func (zkLock) connect(addr string) (session, error)     { return connectZK(addr, false) }
 func (zkLock) semaphore(session, string, int) acquirer  { return nil }
 func (zkLock) readWrite(session, string, bool) acquirer { return nil }
 

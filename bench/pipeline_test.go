@@ -19,7 +19,7 @@ func BenchmarkPipelining(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	s, _ := connectZK(srv.ConnectString())
+	s, _ := connectZK(srv.ConnectString(), true)
 	zs := s.(*zkSession)
 	c := zs.conn
 	defer c.Close()

@@ -325,9 +325,9 @@ func (c *Client) dial(network, addr string, timeout time.Duration) (net.Conn, er
 	tc := &trackedConn{Conn: nc, c: c}
 	c.netConns[tc] = struct{}{}
 	c.mu.Unlock()
-	return zkwire.SniffConn(tc, func(r zkwire.ConnectResponse) {
+	return newBufferedConn(zkwire.SniffConn(tc, func(r zkwire.ConnectResponse) {
 		c.sm.onHandshake(r.SessionID, r.Timeout)
-	}), nil
+	})), nil
 }
 
 // trackedConn shows what is written to the traced operations and forgets

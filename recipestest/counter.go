@@ -18,6 +18,7 @@ type Counter struct {
 	requests      atomic.Int64
 	notifications atomic.Int64
 	bytesIn       atomic.Int64
+	reads         atomic.Int64
 }
 
 // NewCounter returns a counter at zero.
@@ -32,6 +33,9 @@ func (c *Counter) Notifications() int64 { return c.notifications.Load() }
 // BytesIn returns the bytes received so far, every frame counted.
 func (c *Counter) BytesIn() int64 { return c.bytesIn.Load() }
 
+// Reads returns how many reads from the connection returned data.
+func (c *Counter) Reads() int64 { return c.reads.Load() }
+
 // Dialer wraps next (net.DialTimeout if nil) so that every connection is
 // counted.
 func (c *Counter) Dialer(next zk.Dialer) zk.Dialer {
@@ -43,7 +47,7 @@ func (c *Counter) Dialer(next zk.Dialer) zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		cc := &countingConn{Conn: conn, bytesIn: &c.bytesIn}
+		cc := &countingConn{Conn: conn, bytesIn: &c.bytesIn, reads: &c.reads}
 		cc.out.onFrame = func(p []byte) { // xid, opcode, ...
 			if len(p) >= 8 && int32(binary.BigEndian.Uint32(p[4:8])) != 11 { // 11: ping
 				c.requests.Add(1)
@@ -62,10 +66,14 @@ type countingConn struct {
 	net.Conn
 	in, out frameSplitter
 	bytesIn *atomic.Int64
+	reads   *atomic.Int64
 }
 
 func (c *countingConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.reads.Add(1)
+	}
 	c.bytesIn.Add(int64(n))
 	c.in.feed(b[:n])
 	return n, err
