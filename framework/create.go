@@ -185,7 +185,7 @@ func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data
 		return err
 	}, func(err error) {
 		if err == nil {
-			c.undoCreate(p, o.mode)
+			c.undoCreate(p, o.mode, o.mode.IsSequential() || o.protected)
 		}
 	})
 	if err != nil {
@@ -195,14 +195,15 @@ func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data
 }
 
 // undoCreate deletes a node whose create the caller abandoned: at once if it
-// can, else through the janitor. A persistent node is deleted only at
-// version 0: one someone has written to since is no longer only ours. An
-// ephemeral one dies with our session anyway and is deleted whatever its
-// version: a lock node a peer wrote to (Curator's Revoker) would otherwise
-// stay, and block its lock, until the session ends.
-func (c *Client) undoCreate(full string, mode CreateMode) {
+// can, else through the janitor. unique says its name is ours alone
+// (sequential or protected). A node is deleted only at version 0 (one
+// someone has written to since is no longer only ours), but for an
+// ephemeral node with a unique name: it is ours until our session ends,
+// whatever its version, and a lock node a peer wrote to (Curator's Revoker)
+// would otherwise stay, and block its lock, until then.
+func (c *Client) undoCreate(full string, mode CreateMode, unique bool) {
 	version := int32(0)
-	if mode.IsEphemeral() {
+	if mode.IsEphemeral() && unique {
 		version = -1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), undoGrace)

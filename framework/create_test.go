@@ -223,17 +223,24 @@ func TestFailedProtectedCreateIsCleanedUp(t *testing.T) {
 	waitNoChildren(t, observer, "/q")
 }
 
-// The undo of an abandoned create deletes an ephemeral node even if a peer
-// wrote to it meanwhile (Curator's Revoker writes to lock nodes); a
-// persistent node written to since is left alone.
+// The undo of an abandoned create deletes an ephemeral node with a unique
+// name even if a peer wrote to it meanwhile (Curator's Revoker writes to
+// lock nodes); a persistent node, or an ephemeral one whose name another
+// session could have taken since, is left alone once written to.
 func TestUndoOfAbandonedCreate(t *testing.T) {
 	c := newClientAt(t, server.ConnectString()) // no namespace: UndoCreate takes server paths
 	ctx := ctxT(t)
 	dir := "/" + recipestest.Namespace(t)
 	for _, tc := range []struct {
-		mode framework.CreateMode
-		kept bool
-	}{{framework.Ephemeral, false}, {framework.Persistent, true}} {
+		mode   framework.CreateMode
+		unique bool
+		kept   bool
+	}{
+		{framework.EphemeralSequential, true, false},
+		{framework.Ephemeral, true, false}, // protected
+		{framework.Ephemeral, false, true},
+		{framework.PersistentSequential, true, true},
+	} {
 		p, err := c.Create(ctx, dir+"/n", nil, framework.WithMode(tc.mode), framework.WithParents())
 		if err != nil {
 			t.Fatal(err)
@@ -241,9 +248,9 @@ func TestUndoOfAbandonedCreate(t *testing.T) {
 		if _, err := c.Set(ctx, p, []byte("__REVOKE__"), -1); err != nil {
 			t.Fatal(err)
 		}
-		c.UndoCreate(p, tc.mode)
+		c.UndoCreate(p, tc.mode, tc.unique)
 		if ok, _, err := c.Exists(ctx, p); err != nil || ok != tc.kept {
-			t.Fatalf("mode %d: node exists %v (%v) after the undo, want %v", tc.mode, ok, err, tc.kept)
+			t.Fatalf("mode %d, unique %v: node exists %v (%v) after the undo, want %v", tc.mode, tc.unique, ok, err, tc.kept)
 		}
 		c.Delete(ctx, p, framework.Quietly())
 	}

@@ -243,7 +243,7 @@ func committed(res []zk.MultiResponse, n int) bool {
 func (c *Client) undoTxn(ops []Op, res []zk.MultiResponse) {
 	for i, op := range ops {
 		if op.kind == opCreate && (op.mode.IsSequential() || op.create.protected) {
-			c.undoCreate(res[i].String, op.mode)
+			c.undoCreate(res[i].String, op.mode, true)
 		}
 	}
 }

@@ -196,3 +196,35 @@ func TestCancelledAcquireReturnsWhileUnreachable(t *testing.T) {
 	}
 	waitNoChildren(t, holder, "/sem/locks")
 }
+
+// An AcquireN that fails on the connection gives back the lease it took,
+// leaving the delete to the client's background deletes, and does not
+// report that hand-over as an error: a caller who cancelled nothing does not
+// see context.Canceled.
+func TestAcquireNFailingOnTheConnection(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	holder := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	waiter := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithSessionTimeout(time.Second),
+		framework.WithConnectionTimeout(500*time.Millisecond), framework.WithRetryPolicy(retry.RetryNTimes(0, 0)))
+	ctx := ctxT(t)
+	hs, _ := locks.NewSemaphore(holder, "/sem", 2)
+	lease, err := hs.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(ctx)
+	ws, _ := locks.NewSemaphore(waiter, "/sem", 2)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ws.AcquireN(ctx, 2)
+		done <- err
+	}()
+	waitParticipants(t, hs, 3) // one lease taken, the second waiting for room
+	proxy.Blackhole(true)
+	if err := <-done; err == nil || errors.Is(err, context.Canceled) {
+		t.Fatalf("AcquireN failing on the connection: %v, want an error other than context.Canceled", err)
+	}
+	proxy.Blackhole(false)
+	waitParticipants(t, hs, 1)
+}

@@ -2,7 +2,6 @@ package locks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -81,7 +80,8 @@ func (readDriver) FixForSorting(name, lockName string) string { return rwFixForS
 // transaction with a check that the write node still exists: a read node on
 // the sequence of a write hold lost meanwhile would sort ahead of a writer
 // that holds now, and let both in (Curator does not check). Without the
-// write node the downgrade fails with ErrLockLost.
+// write node the downgrade fails with ErrLockLost, and the write hold is
+// lost.
 func (d readDriver) CreatesTheLock(ctx context.Context, client *framework.Client, path string, data []byte) (string, error) {
 	if o := OwnerFrom(ctx); o != nil {
 		if h := d.write.holdOf(o); h != nil {
@@ -90,9 +90,10 @@ func (d readDriver) CreatesTheLock(ctx context.Context, client *framework.Client
 				framework.CreateOp(path+rwFixForSorting(name, ""), data, framework.Ephemeral,
 					framework.WithProtection(), framework.WithContainerParents()),
 				framework.CheckOp(h.Path(), -1))
-			var te *framework.TxnError
-			if errors.As(err, &te) && te.Index == 1 && isNoNode(err) {
-				return "", fmt.Errorf("%w: downgrade: write node %s is gone", ErrLockLost, h.Path())
+			if fenceGone(err) {
+				err := fmt.Errorf("%w: downgrade: write node %s is gone", ErrLockLost, h.Path())
+				h.markLost(err)
+				return "", err
 			}
 			if err != nil {
 				return "", err

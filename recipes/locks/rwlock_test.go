@@ -130,6 +130,9 @@ func TestReadWriteLockDowngradeOfLostWrite(t *testing.T) {
 		}
 		t.Fatalf("downgrading a lost write hold while another writes: %v, want ErrLockLost", err)
 	}
+	if !isLost(wa.Err()) {
+		t.Fatalf("the write hold after its downgrade found its node gone: Err %v, want ErrLockLost", wa.Err())
+	}
 	if _, name := framework.SplitPath(wb.Path()); !slices.Equal(children(t, cs[1], "/rw"), []string{name}) {
 		t.Fatalf("nodes after the refused downgrade: %v, want only B's write node", children(t, cs[1], "/rw"))
 	}

@@ -136,12 +136,17 @@ func ReleaseAll(ctx context.Context, holds []*Hold) error {
 }
 
 // giveBack releases the holds a failed acquire took, last first, each
-// within a cleanupContext of its client.
+// within a cleanupContext of its client. A release that the context's end
+// handed to the client's background deletes is not an error.
 func giveBack(ctx context.Context, holds []*Hold) error {
 	return lastFirst(holds, func(h *Hold) error {
 		ctx, cancel := cleanupContext(ctx, h.client)
 		defer cancel()
-		return h.Release(ctx)
+		err := h.Release(ctx)
+		if ctx.Err() != nil && !errors.Is(err, ErrLockLost) {
+			return nil
+		}
+		return err
 	})
 }
 

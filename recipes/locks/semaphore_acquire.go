@@ -107,7 +107,7 @@ func (s *Semaphore) tryInTxn(ctx context.Context, conn *connWatch) (h *Hold, wai
 		// Committed or not, our lock node must go; the client deletes a
 		// lease node the transaction may have made.
 		deleteNode(ctx, s.client, lockPath)
-		return nil, false, lockNodeGone(err), err
+		return nil, false, fenceGone(err), err
 	}
 	_, name := framework.SplitPath(path)
 	if !ok || !slices.Contains(first, name) {
@@ -129,9 +129,10 @@ func (s *Semaphore) tryInTxn(ctx context.Context, conn *connWatch) (h *Hold, wai
 	return nil, true, false, ctx.Err()
 }
 
-// lockNodeGone reports a lease transaction that failed because our lock
-// node was gone (its session expired): the acquire must start again.
-func lockNodeGone(err error) bool {
+// fenceGone reports a transaction that failed because the node its second
+// op guards on (our lock node, or the write node being downgraded) was gone:
+// its session expired, or a peer deleted it.
+func fenceGone(err error) bool {
 	var te *framework.TxnError
 	return errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode)
 }
@@ -180,7 +181,7 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context, conn *connWatch) (h *Hol
 		return s.listLeases(ctx)
 	})
 	if err != nil {
-		return nil, false, lockNodeGone(err), err
+		return nil, false, fenceGone(err), err
 	}
 	var pre *leaseListing
 	if ok {
