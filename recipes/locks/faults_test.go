@@ -159,19 +159,9 @@ func TestEnsembleLeaderKilledMidContention(t *testing.T) {
 // trying: its lease and lock nodes are left to the client's background
 // deletes, which finish once the server is back.
 func TestCancelledAcquireReturnsWhileUnreachable(t *testing.T) {
-	proxy := recipestest.StartProxy(t, server.Addr())
-	ns := recipestest.Namespace(t)
-	holder := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
-	waiter := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns),
+	proxy, holder, hs, ws, lease := semaphoreBehindProxy(t, 1,
 		framework.WithSessionTimeout(20*time.Second), framework.WithRetryPolicy(retry.RetryForever(50*time.Millisecond)))
 	ctx := ctxT(t)
-	hs, _ := locks.NewSemaphore(holder, "/sem", 1)
-	lease, err := hs.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lease.Release(ctx)
-	ws, _ := locks.NewSemaphore(waiter, "/sem", 1)
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
@@ -202,19 +192,9 @@ func TestCancelledAcquireReturnsWhileUnreachable(t *testing.T) {
 // report that hand-over as an error: a caller who cancelled nothing does not
 // see context.Canceled.
 func TestAcquireNFailingOnTheConnection(t *testing.T) {
-	proxy := recipestest.StartProxy(t, server.Addr())
-	ns := recipestest.Namespace(t)
-	holder := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
-	waiter := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithSessionTimeout(time.Second),
+	proxy, _, hs, ws, _ := semaphoreBehindProxy(t, 2, framework.WithSessionTimeout(time.Second),
 		framework.WithConnectionTimeout(500*time.Millisecond), framework.WithRetryPolicy(retry.RetryNTimes(0, 0)))
 	ctx := ctxT(t)
-	hs, _ := locks.NewSemaphore(holder, "/sem", 2)
-	lease, err := hs.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lease.Release(ctx)
-	ws, _ := locks.NewSemaphore(waiter, "/sem", 2)
 	done := make(chan error, 1)
 	go func() {
 		_, err := ws.AcquireN(ctx, 2)
@@ -227,4 +207,23 @@ func TestAcquireNFailingOnTheConnection(t *testing.T) {
 	}
 	proxy.Blackhole(false)
 	waitParticipants(t, hs, 1)
+}
+
+// semaphoreBehindProxy sets up a semaphore "/sem" of leases leases on two
+// clients: holder, connected directly, holds one lease (released when the
+// test ends); the waiter's client, made with opts, goes through proxy.
+func semaphoreBehindProxy(t *testing.T, leases int, opts ...framework.Option) (proxy *recipestest.Proxy, holder *framework.Client, hs, ws *locks.Semaphore, lease *locks.Hold) {
+	t.Helper()
+	proxy = recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	holder = newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	waiter := newClientAt(t, proxy.Addr(), append([]framework.Option{framework.WithNamespace(ns)}, opts...)...)
+	hs, _ = locks.NewSemaphore(holder, "/sem", leases)
+	ws, _ = locks.NewSemaphore(waiter, "/sem", leases)
+	lease, err := hs.Acquire(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lease.Release(context.Background()) })
+	return proxy, holder, hs, ws, lease
 }
