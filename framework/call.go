@@ -33,16 +33,28 @@ const undoGrace = time.Second
 // ctx.Err() once ctx is done. go-zookeeper cannot cancel a request, so f
 // runs on in its goroutine (Close waits for it). If undo is set, a
 // cancelled call first waits up to undoGrace for f's answer and hands it to
-// undo before returning; later than that, undo runs when f returns.
+// undo before returning; later than that, undo runs when f returns. Once
+// Close has begun, call returns ErrClosed without running f.
 func (c *Client) call(ctx context.Context, f func() error, undo func(error)) error {
 	if ctx.Done() == nil {
+		if c.isClosed() {
+			return ErrClosed
+		}
 		return f()
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	p := &pendingCall{f: f, undo: undo, done: make(chan error, 1)}
+	// Counted under the lock Close sets closed with, before it waits: a
+	// call either is counted before Close waits, or sees closed.
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
 	c.wg.Add(1)
+	c.mu.Unlock()
 	go c.runPending(p)
 	select {
 	case err := <-p.done:
