@@ -18,8 +18,11 @@ import (
 // bug (ZOOKEEPER-4394) that a member restarted on its old data after a
 // SIGKILL often hits, ending with that member's tree diverging from the
 // others'. Restart therefore wipes a killed member's data (keeping its myid),
-// so it rejoins with a full snapshot from the leader. A member stopped
-// gracefully (Stop) keeps its data.
+// so it rejoins with a full snapshot from the leader, but only while the
+// other members running form a quorum that holds every committed write: a
+// member restarted without one (a one-member ensemble, or a majority killed)
+// keeps its data, which may be the only copy. A member stopped gracefully
+// (Stop) keeps its data.
 type Ensemble struct {
 	zk      zooKeeper
 	dir     string
@@ -83,7 +86,7 @@ func StartEnsemble(n int, opts ...Option) (*Ensemble, error) {
 		e.members = append(e.members, m)
 	}
 	for _, m := range e.members {
-		if err := m.start(e.zk, false); err != nil {
+		if err := m.start(e.zk, false, false); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -104,13 +107,15 @@ func (m *member) writeMyID() error {
 	return os.WriteFile(filepath.Join(m.dataDir, "myid"), []byte(strconv.Itoa(m.id)+"\n"), 0o644)
 }
 
-func (m *member) start(zkp zooKeeper, wait bool) error {
+// start starts the member's server; a killed member's data is wiped first
+// if mayWipe is set (see the Ensemble doc).
+func (m *member) start(zkp zooKeeper, wait, mayWipe bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.proc != nil {
 		return nil
 	}
-	if m.killed {
+	if m.killed && mayWipe {
 		// A fresh data directory: see the Ensemble doc (ZOOKEEPER-4394).
 		if err := os.RemoveAll(m.dataDir); err != nil {
 			return err
@@ -118,8 +123,8 @@ func (m *member) start(zkp zooKeeper, wait bool) error {
 		if err := m.writeMyID(); err != nil {
 			return err
 		}
-		m.killed = false
 	}
+	m.killed = false
 	p, err := startProcess(zkp, m.cfgPath, m.logPath)
 	if err != nil {
 		return err
@@ -129,6 +134,12 @@ func (m *member) start(zkp zooKeeper, wait bool) error {
 		return waitServing(p, m.addr, m.logPath)
 	}
 	return nil
+}
+
+func (m *member) running() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.proc != nil
 }
 
 func (m *member) wait() error {
@@ -178,10 +189,17 @@ func (e *Ensemble) Stop(i int) error {
 	return nil
 }
 
-// Restart starts member i again and waits until it serves; a killed member
-// restarts with a wiped data directory.
+// Restart starts member i again and waits until it serves. A killed member
+// restarts with a wiped data directory while the other members running form
+// a quorum, and on its own data otherwise (see the Ensemble doc).
 func (e *Ensemble) Restart(i int) error {
-	return e.members[i].start(e.zk, true)
+	running := 0
+	for j, m := range e.members {
+		if j != i && m.running() {
+			running++
+		}
+	}
+	return e.members[i].start(e.zk, true, running > len(e.members)/2)
 }
 
 // Leader returns the index of the member that leads.

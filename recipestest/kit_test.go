@@ -300,3 +300,26 @@ func TestCounterCountsTraffic(t *testing.T) {
 		t.Fatalf("%d notifications counted for one watch", got)
 	}
 }
+
+// A killed member restarted without a quorum of others running keeps its
+// data: it may be the only copy of what was committed.
+func TestEnsembleRestartWithoutQuorumKeepsData(t *testing.T) {
+	ens, err := recipestest.StartEnsemble(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ens.Close()
+	conn, _ := connect(t, ens.ConnectString(), nil)
+	if _, err := conn.Create("/kept", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	ens.Kill(0)
+	if err := ens.Restart(0); err != nil {
+		t.Fatal(err)
+	}
+	conn, _ = connect(t, ens.ConnectString(), nil)
+	if ok, _, err := conn.Exists("/kept"); err != nil || !ok {
+		t.Fatalf("/kept after the only member was killed and restarted: exists %v (%v)", ok, err)
+	}
+}
