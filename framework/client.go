@@ -35,6 +35,7 @@ type Client struct {
 	netConns map[net.Conn]struct{}
 
 	authDone chan struct{} // closed once the auth info is on the session
+	authErr  error         // set before authDone is closed: the auth info was refused
 	closing  chan struct{} // closed by Close
 	janitor  *janitor
 	writes   writeWatch     // tells traced operations when their request is written
@@ -130,6 +131,9 @@ func (c *Client) authenticate(conn *zk.Conn) {
 			}
 			c.log.Warn("adding auth info failed", "scheme", a.scheme, "err", err)
 			if !retry.IsRetryable(err) {
+				// As Java's AUTH_FAILED: every operation fails, rather than
+				// run without the identity it was configured with.
+				c.authErr = fmt.Errorf("%w: adding auth info for scheme %q: %w", ErrNoAuth, a.scheme, err)
 				return
 			}
 			select {
@@ -267,6 +271,9 @@ func (c *Client) connected(ctx context.Context, timeout time.Duration) (*zk.Conn
 		if state.IsConnected() {
 			select {
 			case <-c.authDone:
+				if c.authErr != nil {
+					return nil, c.authErr
+				}
 				return conn, nil
 			default:
 			}

@@ -94,7 +94,9 @@ func WithACLProvider(p ACLProvider) Option {
 
 // WithAuth adds authentication the session presents to the server, as
 // ZooKeeper's addAuthInfo does. It is sent before any operation, and again on
-// every reconnect.
+// every reconnect. If the server refuses it, every operation (and
+// BlockUntilConnected) fails with an error wrapping ErrNoAuth, as Java's
+// AUTH_FAILED state does.
 func WithAuth(scheme string, auth []byte) Option {
 	return func(c *config) error {
 		c.auth = append(c.auth, authInfo{scheme, append([]byte(nil), auth...)})

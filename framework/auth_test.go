@@ -1,0 +1,38 @@
+package framework_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipestest"
+)
+
+// A client with digest auth reads a node only its identity may; one
+// without it is refused.
+func TestDigestAuth(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	alice := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithAuth("digest", []byte("alice:secret")))
+	anon := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	if _, err := alice.Create(ctx, "/private", []byte("x"), framework.WithACL(zk.DigestACL(zk.PermAll, "alice", "secret"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := alice.Get(ctx, "/private"); err != nil {
+		t.Fatalf("the owner's read: %v", err)
+	}
+	if _, _, err := anon.Get(ctx, "/private"); !errors.Is(err, framework.ErrNoAuth) {
+		t.Fatalf("a read without the identity: %v, want ErrNoAuth", err)
+	}
+}
+
+// Auth info the server refuses fails every operation, as Java's
+// AUTH_FAILED does, instead of letting them run without the identity.
+func TestRefusedAuthFailsOperations(t *testing.T) {
+	c := newClient(t, framework.WithAuth("no-such-scheme", []byte("x")))
+	if _, _, err := c.Exists(ctxT(t), "/x"); !errors.Is(err, framework.ErrNoAuth) {
+		t.Fatalf("an operation after the server refused the auth info: %v, want ErrNoAuth", err)
+	}
+}
