@@ -220,6 +220,12 @@ func TestBadPathsAreRejectedBeforeAnyRequest(t *testing.T) {
 	if _, err := framework.New("127.0.0.1:2181", framework.WithNamespace("/abs")); !errors.Is(err, framework.ErrInvalidPath) {
 		t.Fatalf("namespace with a leading slash: %v", err)
 	}
+	if _, err := framework.New("127.0.0.1:2181", framework.WithACLProvider(nil)); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Fatalf("nil ACL provider: %v", err)
+	}
+	if _, err := framework.New("127.0.0.1:2181", framework.WithErrorPolicy(nil)); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Fatalf("nil error policy: %v", err)
+	}
 }
 
 func TestClosedAndUnstartedClientsFailClearly(t *testing.T) {

@@ -85,8 +85,12 @@ func WithNamespace(ns string) Option {
 }
 
 // WithACLProvider sets the ACLs used for nodes created without explicit ACLs.
+// A nil provider is ErrInvalidArg.
 func WithACLProvider(p ACLProvider) Option {
 	return func(c *config) error {
+		if p == nil {
+			return fmt.Errorf("%w: nil ACL provider", ErrInvalidArg)
+		}
 		c.aclProvider = p
 		return nil
 	}
@@ -119,9 +123,12 @@ func WithDefaultData(data []byte) Option {
 }
 
 // WithErrorPolicy sets which connection states recipes treat as errors. The
-// default is listener.StandardErrorPolicy.
+// default is listener.StandardErrorPolicy; nil is ErrInvalidArg.
 func WithErrorPolicy(p listener.ErrorPolicy) Option {
 	return func(c *config) error {
+		if p == nil {
+			return fmt.Errorf("%w: nil error policy", ErrInvalidArg)
+		}
 		c.errorPolicy = p
 		return nil
 	}

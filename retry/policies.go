@@ -2,6 +2,7 @@ package retry
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -19,22 +20,29 @@ func ExponentialBackoffRetry(base time.Duration, maxRetries int) Policy {
 	return ExponentialBackoffRetryMaxSleep(base, maxRetries, 0)
 }
 
+// defaultMaxSleep is Curator's cap on an exponential sleep when none is
+// given: Integer.MAX_VALUE milliseconds.
+const defaultMaxSleep = math.MaxInt32 * time.Millisecond
+
 // ExponentialBackoffRetryMaxSleep is ExponentialBackoffRetry with each sleep
-// capped at maxSleep (no cap if maxSleep <= 0): Curator's three-argument
-// constructor.
+// capped at maxSleep (if maxSleep <= 0, at Curator's default of
+// Integer.MAX_VALUE milliseconds): Curator's three-argument constructor.
 func ExponentialBackoffRetryMaxSleep(base time.Duration, maxRetries int, maxSleep time.Duration) Policy {
 	base = max(base, 0)
 	maxRetries = min(max(maxRetries, 0), maxExponentialRetries)
+	if maxSleep <= 0 {
+		maxSleep = defaultMaxSleep
+	}
 	return PolicyFunc(func(retries int, _ time.Duration) (time.Duration, bool) {
 		if retries >= maxRetries {
 			return 0, false
 		}
 		n := min(max(retries, 0), maxExponentialRetries)
-		sleep := base * time.Duration(max(1, rand.Int64N(int64(1)<<(n+1))))
-		if maxSleep > 0 && sleep > maxSleep {
-			sleep = maxSleep
+		factor := time.Duration(max(1, rand.Int64N(int64(1)<<(n+1))))
+		if base > 0 && factor > maxSleep/base { // base × factor would pass the cap, or overflow
+			return maxSleep, true
 		}
-		return sleep, true
+		return min(base*factor, maxSleep), true
 	})
 }
 

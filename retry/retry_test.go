@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -63,6 +64,18 @@ func TestBoundedSleeps(t *testing.T) {
 			if s, ok := p.AllowRetry(n, 0); !ok || s > 5*time.Millisecond || s < time.Millisecond {
 				t.Fatalf("retry %d: sleep %v ok=%v, want in [1ms, 5ms]", n, s, ok)
 			}
+		}
+	}
+}
+
+// Without a cap, a sleep is capped at Curator's default of Integer.MAX_VALUE
+// milliseconds: a long base no longer overflows into a negative sleep.
+func TestUncappedSleepsStayPositive(t *testing.T) {
+	const curatorMax = math.MaxInt32 * time.Millisecond
+	p := retry.ExponentialBackoffRetry(20*time.Second, 29)
+	for range 200 {
+		if s, ok := p.AllowRetry(28, 0); !ok || s < 20*time.Second || s > curatorMax {
+			t.Fatalf("retry 28 at a 20 s base: sleep %v ok=%v, want in [20s, %v]", s, ok, curatorMax)
 		}
 	}
 }
