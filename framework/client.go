@@ -34,9 +34,12 @@ type Client struct {
 	events   <-chan zk.Event
 	netConns map[net.Conn]struct{}
 
-	authDone chan struct{} // closed once the auth info is on the session
-	authErr  error         // set before authDone is closed: the auth info was refused
-	closing  chan struct{} // closed by Close
+	authDone chan struct{}   // closed once the auth info is on the session
+	authErr  error           // set before authDone is closed: the auth info was refused
+	closing  chan struct{}   // closed by Close
+	bg       context.Context // background work's; cancelled by Close
+	stopBg   context.CancelFunc
+	session  handshake // the latest handshake that gave a session
 	janitor  *janitor
 	writes   writeWatch     // tells traced operations when their request is written
 	wg       sync.WaitGroup // goroutines of abandoned calls and of the auth step
@@ -87,7 +90,9 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		authDone:  make(chan struct{}),
 		closing:   make(chan struct{}),
 	}
+	c.bg, c.stopBg = context.WithCancel(context.Background())
 	c.sm = newStateMachine(cfg.sessionTimeout, c.listeners.Post)
+	c.sm.revived = c.endSession
 	return c, nil
 }
 
@@ -156,6 +161,7 @@ func (c *Client) Close() error {
 	}
 	c.closed = true
 	close(c.closing)
+	c.stopBg()
 	started := c.started
 	c.mu.Unlock()
 	c.sm.close()
@@ -333,6 +339,11 @@ func (c *Client) dial(network, addr string, timeout time.Duration) (net.Conn, er
 	c.netConns[tc] = struct{}{}
 	c.mu.Unlock()
 	return newBufferedConn(zkwire.SniffConn(tc, func(r zkwire.ConnectResponse) {
+		if r.SessionID != 0 {
+			c.mu.Lock()
+			c.session = handshake{addr, r.SessionID, r.Passwd}
+			c.mu.Unlock()
+		}
 		c.sm.onHandshake(r.SessionID, r.Timeout)
 	})), nil
 }
@@ -377,4 +388,36 @@ func (c *Client) closedErr(err error) error {
 		return fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	return err
+}
+
+// handshake is where a session was last established, and its password.
+type handshake struct {
+	addr   string
+	id     int64
+	passwd []byte
+}
+
+// endSession closes the session id, which came back after the client had
+// reported it Lost (see stateMachine.onSession): the server ends it, its
+// ephemeral nodes go, and go-zookeeper, finding it expired, opens a new
+// one. It runs on the state machine's caller and must not block: the close
+// goes out from a goroutine of the client's, over a connection of its own.
+// If it fails, the session's next return ends it again.
+func (c *Client) endSession(id int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.session.id != id {
+		return
+	}
+	hs := c.session
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := context.WithTimeout(c.bg, c.cfg.connectionTimeout)
+		defer cancel()
+		c.log.Warn("ending a session reported lost that came back", "session", fmt.Sprintf("%#x", id))
+		if err := zkwire.CloseSession(ctx, hs.addr, hs.id, hs.passwd); err != nil {
+			c.log.Warn("ending a session reported lost failed", "session", fmt.Sprintf("%#x", id), "err", err)
+		}
+	}()
 }

@@ -50,6 +50,38 @@ func TestServerRestartSuspendsAndReconnectsSameSession(t *testing.T) {
 	}
 }
 
+// The server stays down past the session timeout: the client reports Lost.
+// The restarted server restores the session with a fresh timeout, and the
+// client ends it, as Curator injects an expiry: the ephemeral node goes, as
+// the Lost said, and the client reconnects on a new session.
+func TestSessionReportedLostIsEndedWhenItComesBack(t *testing.T) {
+	srv, err := recipestest.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, log := startClient(t, srv.ConnectString(), framework.WithSessionTimeout(2*time.Second))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/eph", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	session := c.SessionID()
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	log.expect(t, C, S, L)
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	log.expect(t, C, S, L, R)
+	if c.SessionID() == session {
+		t.Fatal("reconnected on the session reported lost")
+	}
+	if ok, _, err := c.Exists(ctx, "/eph"); err != nil || ok {
+		t.Fatalf("the lost session's ephemeral node: exists=%v err=%v", ok, err)
+	}
+}
+
 // The server expires the session: Lost, then Reconnected on a new session,
 // and the old session's ephemeral node is gone.
 func TestServerSideExpiryIsLostThenReconnected(t *testing.T) {

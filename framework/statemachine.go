@@ -16,6 +16,7 @@ import (
 type stateMachine struct {
 	post      func(listener.ConnectionState)
 	afterFunc func(time.Duration, func()) *time.Timer
+	revived   func(sessionID int64) // ends a session reported Lost that came back; must not block; may be nil
 
 	mu        sync.Mutex
 	state     listener.ConnectionState // 0 until the first session
@@ -24,6 +25,7 @@ type stateMachine struct {
 	timeout   time.Duration            // negotiated session timeout (requested until known)
 	timer     *time.Timer              // the Lost timer while Suspended
 	timerGen  uint64                   // invalidates a timer that fired late
+	timerLost bool                     // the state is Lost because the timer said so
 	closed    bool
 	changed   chan struct{} // closed and replaced on every transition
 }
@@ -74,6 +76,15 @@ func (m *stateMachine) onEvent(s zk.State) {
 
 func (m *stateMachine) onSession(id int64) {
 	switch {
+	case m.state == listener.Lost && m.timerLost && id == m.session:
+		// The session reported Lost came back: a server restarted, or a
+		// quorum regained, restores sessions with a fresh timeout. It is
+		// ended, as Curator injects an expiry, so that its ephemeral nodes
+		// go as the Lost said; Reconnected comes with the next session.
+		if m.revived != nil {
+			m.revived(id)
+		}
+		return
 	case m.state == 0:
 		m.set(listener.Connected)
 	case m.state == listener.Lost:
@@ -98,6 +109,7 @@ func (m *stateMachine) startTimer() {
 		defer m.mu.Unlock()
 		if !m.closed && gen == m.timerGen && m.state == listener.Suspended {
 			m.set(listener.Lost)
+			m.timerLost = true
 		}
 	})
 }
@@ -110,6 +122,7 @@ func (m *stateMachine) set(s listener.ConnectionState) {
 		m.timerGen++
 	}
 	m.state = s
+	m.timerLost = false
 	close(m.changed)
 	m.changed = make(chan struct{})
 	m.post(s)

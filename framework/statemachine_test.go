@@ -76,6 +76,30 @@ func TestStateMachine(t *testing.T) {
 			m.onEvent(zk.StateExpired) // the server agrees later: no second Lost
 			m.connect(2)
 		}, []listener.ConnectionState{C, S, L, R}},
+		{"the session comes back after the timer's Lost: it is ended, and the next one reconnects", func(m *stateMachine, ft *fakeTimers) {
+			var ended []int64
+			m.revived = func(id int64) { ended = append(ended, id) }
+			m.connect(1)
+			m.onEvent(zk.StateDisconnected)
+			ft.fire[0]()
+			m.connect(1) // a restarted server restored it
+			m.onEvent(zk.StateDisconnected)
+			m.connect(1) // ending it failed: ended again
+			m.onHandshake(0, 0)
+			m.onEvent(zk.StateExpired)
+			m.connect(2)
+			if !slices.Equal(ended, []int64{1, 1}) {
+				t.Errorf("sessions ended %v, want [1 1]", ended)
+			}
+		}, []listener.ConnectionState{C, S, L, R}},
+		{"the server expires the session: it is not ended again", func(m *stateMachine, _ *fakeTimers) {
+			m.revived = func(id int64) { t.Errorf("session %d ended by the client", id) }
+			m.connect(1)
+			m.onEvent(zk.StateDisconnected)
+			m.onHandshake(0, 0)
+			m.onEvent(zk.StateExpired)
+			m.connect(1) // not possible on a real server; the Lost was the server's
+		}, []listener.ConnectionState{C, S, L, R}},
 		{"a timer from an earlier suspension does nothing", func(m *stateMachine, ft *fakeTimers) {
 			m.connect(1)
 			m.onEvent(zk.StateDisconnected)
