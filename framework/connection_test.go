@@ -22,18 +22,8 @@ const (
 // A server restart within the session timeout: Suspended, then Reconnected
 // on the same session, and the session's ephemeral node is still there.
 func TestServerRestartSuspendsAndReconnectsSameSession(t *testing.T) {
-	srv, err := recipestest.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	c, log := startClient(t, srv.ConnectString(), framework.WithSessionTimeout(8*time.Second))
+	srv, c, log, session := clientWithEphemeral(t, 8*time.Second)
 	ctx := ctxT(t)
-	if _, err := c.Create(ctx, "/eph", nil, framework.WithMode(framework.Ephemeral)); err != nil {
-		t.Fatal(err)
-	}
-	session := c.SessionID()
-
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -55,17 +45,8 @@ func TestServerRestartSuspendsAndReconnectsSameSession(t *testing.T) {
 // client ends it, as Curator injects an expiry: the ephemeral node goes, as
 // the Lost said, and the client reconnects on a new session.
 func TestSessionReportedLostIsEndedWhenItComesBack(t *testing.T) {
-	srv, err := recipestest.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	c, log := startClient(t, srv.ConnectString(), framework.WithSessionTimeout(2*time.Second))
+	srv, c, log, session := clientWithEphemeral(t, 2*time.Second)
 	ctx := ctxT(t)
-	if _, err := c.Create(ctx, "/eph", nil, framework.WithMode(framework.Ephemeral)); err != nil {
-		t.Fatal(err)
-	}
-	session := c.SessionID()
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -222,4 +203,20 @@ func contains(states []listener.ConnectionState, s listener.ConnectionState) boo
 		}
 	}
 	return false
+}
+
+// clientWithEphemeral starts a server of the test's own and a client of it
+// with sessionTimeout, whose session has made the ephemeral node /eph.
+func clientWithEphemeral(t *testing.T, sessionTimeout time.Duration) (*recipestest.Server, *framework.Client, *stateLog, int64) {
+	t.Helper()
+	srv, err := recipestest.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	c, log := startClient(t, srv.ConnectString(), framework.WithSessionTimeout(sessionTimeout))
+	if _, err := c.Create(ctxT(t), "/eph", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	return srv, c, log, c.SessionID()
 }
