@@ -255,3 +255,28 @@ func TestUndoOfAbandonedCreate(t *testing.T) {
 		c.Delete(ctx, p, framework.Quietly())
 	}
 }
+
+// The search a protected create's retry makes neither returns nor deletes an
+// ephemeral node another session owns, even one named with its id: deleted
+// by path, it could take the node the retry makes under that name.
+func TestFindProtectedLeavesOtherSessionsNodes(t *testing.T) {
+	a := newClientAt(t, server.ConnectString()) // no namespace: FindProtected takes server paths
+	b := newClientAt(t, server.ConnectString())
+	ctx := ctxT(t)
+	dir := "/" + recipestest.Namespace(t)
+	const id = "0f8fad5b-d9cb-469f-a165-70867728950e"
+	p, err := b.Create(ctx, dir+"/"+framework.ProtectedPrefix+id+"-n", nil, framework.WithMode(framework.Ephemeral), framework.WithParents())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := a.FindProtected(ctx, dir, id, framework.Ephemeral)
+	if err != nil || found != "" {
+		t.Fatalf("FindProtected: %q, %v; want nothing", found, err)
+	}
+	for a.JanitorPending() > 0 { // let a queued delete run, if any
+		time.Sleep(10 * time.Millisecond)
+	}
+	if ok, _, err := b.Exists(ctx, p); err != nil || !ok {
+		t.Fatalf("the other session's node after the search: exists %v (%v)", ok, err)
+	}
+}

@@ -1,7 +1,28 @@
 package framework
 
+import (
+	"context"
+
+	"github.com/go-zookeeper/zk"
+)
+
 // UndoCreate runs the undo of an abandoned create of the server path full,
 // whose name is unique (sequential or protected) or not.
 func (c *Client) UndoCreate(full string, mode CreateMode, unique bool) {
 	c.undoCreate(full, mode, unique)
 }
+
+// FindProtected runs the search a protected create's retry makes, under
+// the server path parent.
+func (c *Client) FindProtected(ctx context.Context, parent, id string, mode CreateMode) (string, error) {
+	var found string
+	err := c.do(ctx, "find", parent, func(ctx context.Context, conn *zk.Conn) error {
+		var err error
+		found, err = c.findProtected(ctx, conn, parent, id, mode)
+		return err
+	})
+	return found, err
+}
+
+// JanitorPending is the number of background tasks not yet done.
+func (c *Client) JanitorPending() int { return c.janitor.pending() }

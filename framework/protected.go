@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -54,11 +55,17 @@ func StripProtectedPrefix(name string) string {
 }
 
 // findProtected looks among parent's children for the node a protected create
-// with id made. An ephemeral match that another session owns is not ours to
-// return (it is queued for deletion instead).
+// with id made. It syncs first, so that the server it asks has applied the
+// expiry of an earlier session of ours and the removal of that session's
+// ephemeral nodes. An ephemeral match that another session owns is not ours:
+// it is neither returned nor deleted (deleting it by path could delete the
+// node a retry is about to make under the same name).
 func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id string, mode CreateMode) (string, error) {
 	var children []string
 	err := c.call(ctx, func() error {
+		if _, err := conn.Sync(parent); err != nil {
+			return err
+		}
 		var err error
 		children, _, err = conn.Children(parent)
 		return err
@@ -91,10 +98,7 @@ func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id st
 			return found, nil
 		}
 		if stat != nil {
-			c.log.Warn("protected node owned by another session; deleting it", "path", found)
-			c.janitor.add("delete stale protected node", found, func(ctx context.Context) error {
-				return c.deleteRaw(ctx, found, -1)
-			})
+			c.log.Warn("protected node owned by another session; leaving it", "path", found, "owner", fmt.Sprintf("%#x", stat.EphemeralOwner))
 		}
 	}
 	return "", nil
