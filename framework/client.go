@@ -171,15 +171,7 @@ func (c *Client) Close() error {
 	}
 	c.janitor.stop()
 	c.conn.Close()
-	c.mu.Lock()
-	conns := make([]net.Conn, 0, len(c.netConns))
-	for nc := range c.netConns {
-		conns = append(conns, nc)
-	}
-	c.mu.Unlock()
-	for _, nc := range conns {
-		nc.Close() // unblocks a handshake stuck on a silent server
-	}
+	c.dropConnections() // unblocks a handshake stuck on a silent server
 	for range c.events {
 	}
 	c.wg.Wait()
@@ -401,8 +393,9 @@ type handshake struct {
 // reported it Lost (see stateMachine.onSession): the server ends it, its
 // ephemeral nodes go, and go-zookeeper, finding it expired, opens a new
 // one. It runs on the state machine's caller and must not block: the close
-// goes out from a goroutine of the client's, over a connection of its own.
-// If it fails, the session's next return ends it again.
+// goes out from a goroutine of the client's, over a connection of its own
+// made with the client's dialer. If it fails, the client drops its
+// connection, and the session's next return ends it again.
 func (c *Client) endSession(id int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -413,11 +406,40 @@ func (c *Client) endSession(id int64) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		ctx, cancel := context.WithTimeout(c.bg, c.cfg.connectionTimeout)
-		defer cancel()
 		c.log.Warn("ending a session reported lost that came back", "session", fmt.Sprintf("%#x", id))
-		if err := zkwire.CloseSession(ctx, hs.addr, hs.id, hs.passwd); err != nil {
-			c.log.Warn("ending a session reported lost failed", "session", fmt.Sprintf("%#x", id), "err", err)
+		if err := c.closeSession(hs); err != nil && c.bg.Err() == nil {
+			c.log.Warn("ending a session reported lost failed; reconnecting", "session", fmt.Sprintf("%#x", id), "err", err)
+			c.dropConnections()
 		}
 	}()
+}
+
+// closeSession closes the session of hs through the server it was made on.
+func (c *Client) closeSession(hs handshake) error {
+	ctx, cancel := context.WithTimeout(c.bg, c.cfg.connectionTimeout)
+	defer cancel()
+	d := c.cfg.dialer
+	if d == nil {
+		d = net.DialTimeout
+	}
+	nc, err := d("tcp", hs.addr, c.cfg.connectionTimeout)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	return zkwire.CloseSessionOn(ctx, nc, hs.id, hs.passwd)
+}
+
+// dropConnections closes the client's network connections; go-zookeeper
+// then connects again.
+func (c *Client) dropConnections() {
+	c.mu.Lock()
+	conns := make([]net.Conn, 0, len(c.netConns))
+	for nc := range c.netConns {
+		conns = append(conns, nc)
+	}
+	c.mu.Unlock()
+	for _, nc := range conns {
+		nc.Close()
+	}
 }

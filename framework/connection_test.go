@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"errors"
+	"net"
 	"slices"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ const (
 // A server restart within the session timeout: Suspended, then Reconnected
 // on the same session, and the session's ephemeral node is still there.
 func TestServerRestartSuspendsAndReconnectsSameSession(t *testing.T) {
-	srv, c, log, session := clientWithEphemeral(t, 8*time.Second)
+	srv, c, log, session := clientWithEphemeral(t, 8*time.Second, (*recipestest.Server).ConnectString)
 	ctx := ctxT(t)
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
@@ -43,9 +44,18 @@ func TestServerRestartSuspendsAndReconnectsSameSession(t *testing.T) {
 // The server stays down past the session timeout: the client reports Lost.
 // The restarted server restores the session with a fresh timeout, and the
 // client ends it, as Curator injects an expiry: the ephemeral node goes, as
-// the Lost said, and the client reconnects on a new session.
+// the Lost said, and the client reconnects on a new session. The client
+// reaches the server only through its dialer (its connect string leads
+// nowhere), and ends the session through it too.
 func TestSessionReportedLostIsEndedWhenItComesBack(t *testing.T) {
-	srv, c, log, session := clientWithEphemeral(t, 2*time.Second)
+	var real string
+	viaDialer := framework.WithDialer(func(network, _ string, timeout time.Duration) (net.Conn, error) {
+		return net.DialTimeout(network, real, timeout)
+	})
+	srv, c, log, session := clientWithEphemeral(t, 2*time.Second, func(srv *recipestest.Server) string {
+		real = srv.Addr()
+		return "127.0.0.1:1"
+	}, viaDialer)
 	ctx := ctxT(t)
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
@@ -206,15 +216,16 @@ func contains(states []listener.ConnectionState, s listener.ConnectionState) boo
 }
 
 // clientWithEphemeral starts a server of the test's own and a client of it
-// with sessionTimeout, whose session has made the ephemeral node /eph.
-func clientWithEphemeral(t *testing.T, sessionTimeout time.Duration) (*recipestest.Server, *framework.Client, *stateLog, int64) {
+// at connect(server) with sessionTimeout and opts, whose session has made
+// the ephemeral node /eph.
+func clientWithEphemeral(t *testing.T, sessionTimeout time.Duration, connect func(*recipestest.Server) string, opts ...framework.Option) (*recipestest.Server, *framework.Client, *stateLog, int64) {
 	t.Helper()
 	srv, err := recipestest.NewServer()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	c, log := startClient(t, srv.ConnectString(), framework.WithSessionTimeout(sessionTimeout))
+	c, log := startClient(t, connect(srv), append([]framework.Option{framework.WithSessionTimeout(sessionTimeout)}, opts...)...)
 	if _, err := c.Create(ctxT(t), "/eph", nil, framework.WithMode(framework.Ephemeral)); err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,13 @@ func CloseSession(ctx context.Context, addr string, sessionID int64, passwd []by
 		return err
 	}
 	defer conn.Close()
+	return CloseSessionOn(ctx, conn, sessionID, passwd)
+}
+
+// CloseSessionOn is CloseSession over conn, a fresh connection to a server
+// (dialled as the client dials, through a proxy or TLS, say). It leaves conn
+// open.
+func CloseSessionOn(ctx context.Context, conn net.Conn, sessionID int64, passwd []byte) error {
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 
