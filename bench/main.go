@@ -217,13 +217,19 @@ func interleaved(e env, o options, workload string, impls []impl, ps []peer, run
 	return rs
 }
 
-// inTurns runs every runner rounds times, taking turns and starting each
-// round one further along, and merges each runner's rounds.
+// inTurns runs every runner rounds times, taking turns, and merges each
+// runner's rounds. Each round starts one further along, and every other
+// round goes the other way round, so that no runner always follows the
+// same one (whatever a turn leaves behind on the server lands on all).
 func inTurns(e env, rounds int, runners []runner) []result {
-	merged := make([]result, len(runners))
+	n := len(runners)
+	merged := make([]result, n)
 	for round := range rounds {
-		for k := range runners {
-			i := (round + k) % len(runners)
+		for k := range n {
+			i := (round + k) % n
+			if round%2 == 1 {
+				i = (round + n - k) % n
+			}
 			merged[i] = merge(merged[i], runners[i](e))
 		}
 	}

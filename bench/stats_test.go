@@ -46,3 +46,36 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// Every runner runs once a round, and none always follows the same one.
+func TestInTurnsVariesTheOrder(t *testing.T) {
+	const n, rounds = 4, 6
+	var order []int
+	runners := make([]runner, n)
+	for i := range runners {
+		runners[i] = func(env) result { order = append(order, i); return result{} }
+	}
+	inTurns(env{}, rounds, runners)
+	before := make([]map[int]bool, n) // who ran right before each runner, within a round
+	for i := range before {
+		before[i] = map[int]bool{}
+	}
+	for r := range rounds {
+		turn := order[r*n : (r+1)*n]
+		seen := map[int]bool{}
+		for k, i := range turn {
+			seen[i] = true
+			if k > 0 {
+				before[i][turn[k-1]] = true
+			}
+		}
+		if len(seen) != n {
+			t.Fatalf("round %d ran %v, want each of %d once", r, turn, n)
+		}
+	}
+	for i, b := range before {
+		if len(b) < 2 {
+			t.Errorf("runner %d always followed %v", i, b)
+		}
+	}
+}

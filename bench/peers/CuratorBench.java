@@ -59,7 +59,7 @@ public class CuratorBench {
     }
 
     static void phase(List<CuratorFramework> clients, String workload, int n, long durationMs, String path, String kind, int leases, boolean report) throws Exception {
-        AtomicLong cycles = new AtomicLong(), violations = new AtomicLong(), releaseStart = new AtomicLong();
+        AtomicLong cycles = new AtomicLong(), violations = new AtomicLong(), releaseStart = new AtomicLong(), failures = new AtomicLong();
         AtomicInteger inside = new AtomicInteger(), writers = new AtomicInteger();
         List<Long> handoffs = Collections.synchronizedList(new ArrayList<>());
         long srv0 = received();
@@ -95,6 +95,7 @@ public class CuratorBench {
                         cycles.incrementAndGet();
                     }
                 } catch (Exception e) {
+                    failures.incrementAndGet(); // reported: the run had fewer clients than it says
                     e.printStackTrace();
                 }
             });
@@ -109,8 +110,10 @@ public class CuratorBench {
         Collections.sort(hs);
         System.out.printf("{\"impl\":\"curator\",\"workload\":\"%s\",\"clients\":%d,\"cycles\":%d,\"seconds\":%.3f,\"cycles_per_sec\":%.1f,"
                 + "\"handoff_p50_us\":%.0f,\"handoff_p99_us\":%.0f,\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"violations\":%d,"
-                + "\"notes\":\"client-side requests not counted for Java\"}%n",
-            workload, n, cycles.get(), secs, cycles.get() / secs, pct(hs, 50), pct(hs, 99), (double) srv / Math.max(1, cycles.get()), violations.get());
+                + "\"notes\":\"client-side requests not counted for Java%s\"}%n",
+            workload, n, cycles.get(), secs, cycles.get() / secs, pct(hs, 50), pct(hs, 99), (double) srv / Math.max(1, cycles.get()), violations.get(),
+            failures.get() == 0 ? "" : "; " + failures.get() + " of " + n + " clients failed (stack traces on stderr)");
+        if (failures.get() > 0) System.exit(1);
     }
 
     // herd drains the queue once unrecorded (with bench.warmupMs set: the JIT compiles the hot paths), then
