@@ -30,7 +30,7 @@ func main() {
 	connect := flag.String("connect", "", "ZooKeeper to use (loopback only); default: start a throwaway one")
 	duration := flag.Duration("duration", 3*time.Second, "time per throughput workload")
 	out := flag.String("out", "bench-results.jsonl", "JSON lines output file")
-	only := flag.String("impls", "gocurator,floor,zk.Lock,curator,kazoo", "implementations to run")
+	only := flag.String("impls", "gocurator,floor,floor-serial,zk.Lock,curator,kazoo", "implementations to run")
 	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
 	fsync := flag.Bool("fsync", true, "the throwaway server fsyncs its transaction log (ZooKeeper's default)")
@@ -130,7 +130,7 @@ func run(e env, o options) error {
 		fmt.Fprintf(os.Stderr, "%-10s %-18s %s\n", r.Impl, r.Workload, summary(r))
 	}
 	var goImpls []impl
-	for _, im := range []impl{curatorGo{}, floor{}, zkLock{}} {
+	for _, im := range []impl{curatorGo{}, floor{}, floorSerial{}, zkLock{}} {
 		if slices.Contains(only, im.name()) {
 			goImpls = append(goImpls, im)
 		}
@@ -256,10 +256,10 @@ func printTable(rs []result) {
 		}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tvs floor (median of rounds)\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tclient CPU µs/cycle\tnotif/release\tB in/acquire\theap B/waiter\tgoroutines/waiter\tviolations\t")
+	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tvs floor (median of rounds)\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tclient CPU µs/cycle\tnotif/release\tB in/acquire\theap B/waiter\tstack B/waiter\tgoroutines/waiter\tviolations\t")
 	for _, r := range rs {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Error)
+			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Error)
 			continue
 		}
 		ratio := ""
@@ -270,8 +270,8 @@ func printTable(rs []result) {
 		if r.FloorRatio > 0 {
 			paired = fmt.Sprintf("%.2f×", r.FloorRatio)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio, paired,
-			r.HandoffP50us, r.HandoffP99us, r.ClientReqs, r.ServerReqs, r.CPUPerCycleUs, r.NotifPerRel, r.BytesInPerAcq, r.HeapPerWaiter, r.GorosPerWaiter, r.Violations)
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio, paired,
+			r.HandoffP50us, r.HandoffP99us, r.ClientReqs, r.ServerReqs, r.CPUPerCycleUs, r.NotifPerRel, r.BytesInPerAcq, r.HeapPerWaiter, r.StackPerWaiter, r.GorosPerWaiter, r.Violations)
 	}
 	tw.Flush()
 }

@@ -32,6 +32,7 @@ type result struct {
 	Waiters        int       `json:"waiters,omitempty"`
 	DrainSeconds   float64   `json:"drain_seconds,omitempty"`
 	HeapPerWaiter  float64   `json:"heap_bytes_per_waiter,omitempty"`
+	StackPerWaiter float64   `json:"stack_bytes_per_waiter,omitempty"`
 	GorosPerWaiter float64   `json:"goroutines_per_waiter,omitempty"`
 	Rounds         int       `json:"rounds,omitempty"`
 	RoundRates     []float64 `json:"round_cycles_per_sec,omitempty"`         // each round's cycles/s, in the order the rounds ran
@@ -119,7 +120,6 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 				if !ok(in, w, write) {
 					violations.Add(1)
 				}
-				runtime.Gosched()
 				if write {
 					writers.Add(-1)
 				}
@@ -322,7 +322,7 @@ func runMemory(e env, im impl, waiters int) result {
 	for i := range acqs {
 		acqs[i] = im.mutex(sessions[1+i%sessionsN], path)
 	}
-	heap0, goros0 := heapInUse(), runtime.NumGoroutine()
+	heap0, stack0, goros0 := heapInUse(), stackInUse(), runtime.NumGoroutine()
 	done := make(chan error, waiters)
 	for _, a := range acqs {
 		go func() {
@@ -335,8 +335,9 @@ func runMemory(e env, im impl, waiters int) result {
 	}
 	waitQueue(sessions[0], im, path, waiters+1)
 	time.Sleep(200 * time.Millisecond) // let every waiter settle on its watch
-	heap1, goros1 := heapInUse(), runtime.NumGoroutine()
+	heap1, stack1, goros1 := heapInUse(), stackInUse(), runtime.NumGoroutine()
 	r.HeapPerWaiter = float64(heap1-heap0) / float64(waiters)
+	r.StackPerWaiter = float64(stack1-stack0) / float64(waiters)
 	r.GorosPerWaiter = float64(goros1-goros0) / float64(waiters)
 	rel(ctx)
 	for range waiters {
@@ -346,6 +347,13 @@ func runMemory(e env, im impl, waiters int) result {
 	}
 	r.Notes = "includes the caller's own goroutine per waiter"
 	return r
+}
+
+// stackInUse is the memory goroutine stacks take.
+func stackInUse() int64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.StackInuse)
 }
 
 func heapInUse() int64 {

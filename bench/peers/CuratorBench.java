@@ -85,7 +85,6 @@ public class CuratorBench {
                         int w = write ? writers.incrementAndGet() : writers.get();
                         boolean ok = kind.equals("semaphore") ? in <= leases : kind.equals("rwlock") ? (w == 0 || (w == 1 && in == 1)) : in <= 1;
                         if (!ok) violations.incrementAndGet();
-                        Thread.yield();
                         if (write) writers.decrementAndGet();
                         inside.decrementAndGet();
                         releaseStart.set(System.nanoTime());
