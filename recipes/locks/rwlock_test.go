@@ -17,15 +17,8 @@ var rwNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-__(READ|WRIT)__\d{10}$`)
 // The write holder downgrades: it takes the read lock, releases the write
 // lock, and a writer queued behind it still waits for the read to go.
 func TestReadWriteLockDowngrade(t *testing.T) {
-	cs := clients(t, 2)
+	_, rw, other, octx, w := writeHeld(t)
 	ctx := ctxT(t)
-	rw, _ := locks.NewReadWriteLock(cs[0], "/rw")
-	other, _ := locks.NewReadWriteLock(cs[1], "/rw")
-	octx := locks.WithOwner(ctx, locks.NewOwner())
-	w, err := rw.WriteLock().Acquire(octx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := make(chan *locks.Hold, 1)
 	go func() {
 		h, err := other.WriteLock().Acquire(ctx)
@@ -106,15 +99,8 @@ func TestReadersWaitOnTheWriterAhead(t *testing.T) {
 // hold by then, and a read node on the lost write's sequence would sort
 // ahead of it and let both in.
 func TestReadWriteLockDowngradeOfLostWrite(t *testing.T) {
-	cs := clients(t, 2)
+	cs, rwA, rwB, octx, wa := writeHeld(t)
 	ctx := ctxT(t)
-	rwA, _ := locks.NewReadWriteLock(cs[0], "/rw")
-	rwB, _ := locks.NewReadWriteLock(cs[1], "/rw")
-	octx := locks.WithOwner(ctx, locks.NewOwner())
-	wa, err := rwA.WriteLock().Acquire(octx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A's write node goes (as with an expired session), and B writes.
 	if err := cs[1].Delete(ctx, wa.Path()); err != nil {
 		t.Fatal(err)
@@ -139,4 +125,19 @@ func TestReadWriteLockDowngradeOfLostWrite(t *testing.T) {
 	if err := wa.Release(ctx); !errors.Is(err, locks.ErrLockLost) {
 		t.Fatalf("releasing the lost write hold: %v", err)
 	}
+}
+
+// writeHeld makes a read-write lock "/rw" on two clients; the first holds
+// its write lock for the owner in octx.
+func writeHeld(t *testing.T) (cs []*framework.Client, first, second *locks.ReadWriteLock, octx context.Context, w *locks.Hold) {
+	t.Helper()
+	cs = clients(t, 2)
+	first, _ = locks.NewReadWriteLock(cs[0], "/rw")
+	second, _ = locks.NewReadWriteLock(cs[1], "/rw")
+	octx = locks.WithOwner(ctxT(t), locks.NewOwner())
+	w, err := first.WriteLock().Acquire(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, first, second, octx, w
 }
