@@ -36,8 +36,7 @@ type Client struct {
 
 	authDone chan struct{}   // closed once the auth info is on the session
 	authErr  error           // set before authDone is closed: the auth info was refused
-	closing  chan struct{}   // closed by Close
-	bg       context.Context // background work's; cancelled by Close
+	closing  context.Context // done once Close has begun; background work runs under it
 	stopBg   context.CancelFunc
 	session  handshake // the latest handshake that gave a session
 	janitor  *janitor
@@ -88,9 +87,8 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		listeners: listener.NewContainer(listener.DefaultLimit, listener.FoldFlaps),
 		netConns:  make(map[net.Conn]struct{}),
 		authDone:  make(chan struct{}),
-		closing:   make(chan struct{}),
 	}
-	c.bg, c.stopBg = context.WithCancel(context.Background())
+	c.closing, c.stopBg = context.WithCancel(context.Background())
 	c.sm = newStateMachine(cfg.sessionTimeout, c.listeners.Post)
 	c.sm.revived = c.endSession
 	return c, nil
@@ -142,7 +140,7 @@ func (c *Client) authenticate(conn *zk.Conn) {
 				return
 			}
 			select {
-			case <-c.closing:
+			case <-c.closing.Done():
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
@@ -160,7 +158,6 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
-	close(c.closing)
 	c.stopBg()
 	started := c.started
 	c.mu.Unlock()
@@ -286,7 +283,7 @@ func (c *Client) connected(ctx context.Context, timeout time.Duration) (*zk.Conn
 		case <-changed:
 		case <-expire:
 			return nil, errNotConnected
-		case <-c.closing:
+		case <-c.closing.Done():
 			return nil, ErrClosed
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -366,12 +363,7 @@ func (t *trackedConn) Close() error {
 
 // isClosed reports whether Close was called.
 func (c *Client) isClosed() bool {
-	select {
-	case <-c.closing:
-		return true
-	default:
-		return false
-	}
+	return c.closing.Err() != nil
 }
 
 // closedErr turns the errors a closing connection produces into ErrClosed.
@@ -407,7 +399,7 @@ func (c *Client) endSession(id int64) {
 	go func() {
 		defer c.wg.Done()
 		c.log.Warn("ending a session reported lost that came back", "session", fmt.Sprintf("%#x", id))
-		if err := c.closeSession(hs); err != nil && c.bg.Err() == nil {
+		if err := c.closeSession(hs); err != nil && !c.isClosed() {
 			c.log.Warn("ending a session reported lost failed; reconnecting", "session", fmt.Sprintf("%#x", id), "err", err)
 			c.dropConnections()
 		}
@@ -416,7 +408,7 @@ func (c *Client) endSession(id int64) {
 
 // closeSession closes the session of hs through the server it was made on.
 func (c *Client) closeSession(hs handshake) error {
-	ctx, cancel := context.WithTimeout(c.bg, c.cfg.connectionTimeout)
+	ctx, cancel := context.WithTimeout(c.closing, c.cfg.connectionTimeout)
 	defer cancel()
 	d := c.cfg.dialer
 	if d == nil {
