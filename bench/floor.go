@@ -255,8 +255,9 @@ func ensureDir(conn *zk.Conn, dir string) {
 
 // floorSerial is the floor's mutex and read-write lock with the listing
 // sent after the create's reply, as zk.Lock sends it. Under contention a
-// waiter's listing is not on the way to anyone's hold, and this ran faster
-// than the pipelined floor: the faster of the two is the protocol's limit.
+// waiter's listing is not on the way to anyone's hold, and neither way is
+// always the faster (docs/performance.md): the faster of the two in a run is
+// the protocol's limit there.
 type floorSerial struct{ floor }
 
 func (floorSerial) name() string { return "floor-serial" }
