@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -256,7 +257,7 @@ func printTable(rs []result) {
 		}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tvs floor (median of rounds)\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tclient CPU µs/cycle\tnotif/release\tB in/acquire\theap B/waiter\tstack B/waiter\tgoroutines/waiter\tviolations\t")
+	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tvs floor (median of rounds [95 % CI])\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tclient CPU µs/cycle\tnotif/release\tB in/acquire\theap B/waiter\tstack B/waiter\tgoroutines/waiter\tviolations\t")
 	for _, r := range rs {
 		if r.Error != "" {
 			fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Error)
@@ -269,9 +270,28 @@ func printTable(rs []result) {
 		paired := ""
 		if r.FloorRatio > 0 {
 			paired = fmt.Sprintf("%.2f×", r.FloorRatio)
+			if ci := r.FloorRatioCI; len(ci) == 2 && r.Impl != "floor" {
+				paired += fmt.Sprintf(" [%.2f–%.2f]", ci[0], ci[1])
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio, paired,
 			r.HandoffP50us, r.HandoffP99us, r.ClientReqs, r.ServerReqs, r.CPUPerCycleUs, r.NotifPerRel, r.BytesInPerAcq, r.HeapPerWaiter, r.StackPerWaiter, r.GorosPerWaiter, r.Violations)
 	}
 	tw.Flush()
+	printOver(rs)
+}
+
+// printOver prints gocurator's paired ratios to the other implementations.
+func printOver(rs []result) {
+	for _, r := range rs {
+		if len(r.Over) == 0 {
+			continue
+		}
+		var parts []string
+		for _, impl := range slices.Sorted(maps.Keys(r.Over)) {
+			p := r.Over[impl]
+			parts = append(parts, fmt.Sprintf("%s %.2f× [%.2f–%.2f]", impl, p.Median, p.Low, p.High))
+		}
+		fmt.Printf("%s: gocurator over, median of rounds [95 %% CI]: %s\n", r.Workload, strings.Join(parts, ", "))
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -63,30 +64,91 @@ func merge(a, b result) result {
 	return a
 }
 
-// pairWithFloor sets each result's FloorRatio: the median over rounds of its
-// rate divided by the floor's rate in the same round. A round's turns follow
-// each other, so a drift of the machine that spans rounds cancels out.
+// pairWithFloor sets each result's FloorRatio and FloorRatioCI: the median
+// over rounds of its rate divided by the floor's rate in the same round, and
+// that median's 95 % confidence interval. A round's turns follow each other,
+// so a drift of the machine that spans rounds cancels out. gocurator's
+// result also gets its paired ratio to every other implementation.
 func pairWithFloor(rs []result) {
-	i := slices.IndexFunc(rs, func(r result) bool { return r.Impl == "floor" })
-	if i < 0 {
-		return
-	}
-	floor := rs[i].RoundRates
-	for k := range rs {
-		r := &rs[k]
-		if r.Error != "" || len(r.RoundRates) != len(floor) {
-			continue
+	find := func(impl string) *result {
+		if i := slices.IndexFunc(rs, func(r result) bool { return r.Impl == impl }); i >= 0 {
+			return &rs[i]
 		}
-		var ratios []float64
-		for j, rate := range r.RoundRates {
-			if floor[j] > 0 {
-				ratios = append(ratios, rate/floor[j])
+		return nil
+	}
+	if floor := find("floor"); floor != nil {
+		for k := range rs {
+			if p, ok := pairRounds(&rs[k], floor); ok {
+				rs[k].FloorRatio, rs[k].FloorRatioCI = p.Median, []float64{p.Low, p.High}
 			}
 		}
-		if len(ratios) == len(floor) {
-			r.FloorRatio = median(ratios)
+	}
+	if g := find("gocurator"); g != nil {
+		for k := range rs {
+			if o := &rs[k]; o != g {
+				if p, ok := pairRounds(g, o); ok {
+					if g.Over == nil {
+						g.Over = map[string]paired{}
+					}
+					g.Over[o.Impl] = p
+				}
+			}
 		}
 	}
+}
+
+// paired is one implementation's rate over another's, round by round.
+type paired struct {
+	Median float64 `json:"median"`    // the median of the rounds' ratios
+	Low    float64 `json:"ci95_low"`  // the median's 95 % confidence interval (see medianCI)
+	High   float64 `json:"ci95_high"` //
+}
+
+// pairRounds divides a's rate by b's in each round; ok is false unless both
+// ran every round.
+func pairRounds(a, b *result) (paired, bool) {
+	if a.Error != "" || b.Error != "" || len(a.RoundRates) == 0 || len(a.RoundRates) != len(b.RoundRates) {
+		return paired{}, false
+	}
+	ratios := make([]float64, 0, len(a.RoundRates))
+	for j, rate := range a.RoundRates {
+		if b.RoundRates[j] <= 0 {
+			return paired{}, false
+		}
+		ratios = append(ratios, rate/b.RoundRates[j])
+	}
+	lo, hi := medianCI(ratios)
+	return paired{median(ratios), lo, hi}, true
+}
+
+// medianCI returns the order statistics that bound the median of xs with at
+// least 95 % confidence, whatever the distribution (each value falls on
+// either side of the true median with probability ½): for 15 rounds, the
+// 4th lowest and the 4th highest. Below 6 values no such pair exists, and it
+// returns the range (at 5 values, 94 % confidence). xs is sorted in place.
+func medianCI(xs []float64) (lo, hi float64) {
+	n := len(xs)
+	if n == 0 {
+		return 0, 0
+	}
+	slices.Sort(xs)
+	k := 1 // the bounds are the k-th lowest and k-th highest
+	for j := 2; 2*j <= n && 1-2*binomialCDF(n, j-1) >= 0.95; j++ {
+		k = j
+	}
+	return xs[k-1], xs[n-k]
+}
+
+// binomialCDF returns P(X ≤ m) for X ~ Binomial(n, ½).
+func binomialCDF(n, m int) float64 {
+	p, c := 0.0, 1.0 // c is n choose i
+	for i := 0; i <= m; i++ {
+		if i > 0 {
+			c = c * float64(n-i+1) / float64(i)
+		}
+		p += c
+	}
+	return p / math.Pow(2, float64(n))
 }
 
 // median returns the median of xs (the mean of the middle two for an even

@@ -79,3 +79,59 @@ func TestInTurnsVariesTheOrder(t *testing.T) {
 		}
 	}
 }
+
+// The interval is the pair of order statistics a binomial table gives: the
+// 4th from either end at 15 rounds, the range below 6.
+func TestMedianCI(t *testing.T) {
+	seq := func(n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(n - i) // unsorted: medianCI sorts
+		}
+		return xs
+	}
+	for _, tc := range []struct {
+		n      int
+		lo, hi float64
+	}{
+		{1, 1, 1}, {5, 1, 5}, {6, 1, 6}, {8, 1, 8}, {9, 2, 8}, {15, 4, 12}, {30, 10, 21},
+	} {
+		if lo, hi := medianCI(seq(tc.n)); lo != tc.lo || hi != tc.hi {
+			t.Errorf("n=%d: [%v, %v], want [%v, %v]", tc.n, lo, hi, tc.lo, tc.hi)
+		}
+	}
+	if got := binomialCDF(15, 3); got < 0.0175 || got > 0.0176 {
+		t.Errorf("P(B(15, ½) ≤ 3) = %v, want 576/32768", got)
+	}
+}
+
+// gocurator is paired with every implementation that ran every round.
+func TestPairedOver(t *testing.T) {
+	rounds := func(impl string, rates ...float64) result {
+		var r result
+		for _, rate := range rates {
+			r = merge(r, result{Impl: impl, Cycles: int64(rate), Seconds: 1, CyclesPerSec: rate})
+		}
+		return r
+	}
+	rs := []result{
+		rounds("gocurator", 90, 180, 270),
+		rounds("floor", 100, 200, 300),
+		rounds("zk.Lock", 45, 90, 150),
+		rounds("curator", 10, 10),
+	}
+	pairWithFloor(rs)
+	g := rs[0]
+	if p := g.Over["zk.Lock"]; p.Median != 2 || p.Low != 1.8 || p.High != 2 {
+		t.Errorf("over zk.Lock: %+v, want median 2 in [1.8, 2]", p)
+	}
+	if p := g.Over["floor"]; p.Median != 0.9 {
+		t.Errorf("over floor: %+v, want 0.9", p)
+	}
+	if _, ok := g.Over["curator"]; ok {
+		t.Error("paired with an implementation that missed a round")
+	}
+	if ci := rs[2].FloorRatioCI; len(ci) != 2 || ci[0] != 0.45 || ci[1] != 0.5 {
+		t.Errorf("zk.Lock's interval %v, want [0.45, 0.5]", ci)
+	}
+}

@@ -14,34 +14,36 @@ import (
 
 // result is one implementation × workload, as one JSON line.
 type result struct {
-	Impl           string    `json:"impl"`
-	Workload       string    `json:"workload"`
-	Clients        int       `json:"clients"`
-	Cycles         int64     `json:"cycles"`
-	Seconds        float64   `json:"seconds"`
-	CyclesPerSec   float64   `json:"cycles_per_sec"`
-	HandoffP50us   float64   `json:"handoff_p50_us,omitempty"`
-	HandoffP99us   float64   `json:"handoff_p99_us,omitempty"`
-	ClientReqs     float64   `json:"client_requests_per_cycle"`
-	ServerReqs     float64   `json:"server_requests_per_cycle"`
-	Violations     int64     `json:"violations"`
-	Notes          string    `json:"notes,omitempty"`
-	NotifPerRel    float64   `json:"notifications_per_release,omitempty"`
-	BytesInPerAcq  float64   `json:"bytes_in_per_acquire,omitempty"`    // herds: bytes the waiters received per acquire
-	CPUPerCycleUs  float64   `json:"client_cpu_us_per_cycle,omitempty"` // the harness process's CPU (all its clients), Go implementations only
-	Waiters        int       `json:"waiters,omitempty"`
-	DrainSeconds   float64   `json:"drain_seconds,omitempty"`
-	HeapPerWaiter  float64   `json:"heap_bytes_per_waiter,omitempty"`
-	StackPerWaiter float64   `json:"stack_bytes_per_waiter,omitempty"`
-	GorosPerWaiter float64   `json:"goroutines_per_waiter,omitempty"`
-	Rounds         int       `json:"rounds,omitempty"`
-	RoundRates     []float64 `json:"round_cycles_per_sec,omitempty"`         // each round's cycles/s, in the order the rounds ran
-	FloorRatio     float64   `json:"floor_ratio_median_of_rounds,omitempty"` // the median over rounds of cycles/s ÷ the floor's in the same round
-	ServerFsync    string    `json:"server_fsync,omitempty"`                 // on, off, or unknown (--connect)
-	ServerJVM      string    `json:"server_jvm,omitempty"`                   // stock, test (--test-server), or unknown (--connect)
-	GoMaxProcs     int       `json:"gomaxprocs,omitempty"`                   // the harness's GOMAXPROCS (set it in the environment)
-	Date           string    `json:"date,omitempty"`
-	Error          string    `json:"error,omitempty"`
+	Impl           string            `json:"impl"`
+	Workload       string            `json:"workload"`
+	Clients        int               `json:"clients"`
+	Cycles         int64             `json:"cycles"`
+	Seconds        float64           `json:"seconds"`
+	CyclesPerSec   float64           `json:"cycles_per_sec"`
+	HandoffP50us   float64           `json:"handoff_p50_us,omitempty"`
+	HandoffP99us   float64           `json:"handoff_p99_us,omitempty"`
+	ClientReqs     float64           `json:"client_requests_per_cycle"`
+	ServerReqs     float64           `json:"server_requests_per_cycle"`
+	Violations     int64             `json:"violations"`
+	Notes          string            `json:"notes,omitempty"`
+	NotifPerRel    float64           `json:"notifications_per_release,omitempty"`
+	BytesInPerAcq  float64           `json:"bytes_in_per_acquire,omitempty"`    // herds: bytes the waiters received per acquire
+	CPUPerCycleUs  float64           `json:"client_cpu_us_per_cycle,omitempty"` // the harness process's CPU (all its clients), Go implementations only
+	Waiters        int               `json:"waiters,omitempty"`
+	DrainSeconds   float64           `json:"drain_seconds,omitempty"`
+	HeapPerWaiter  float64           `json:"heap_bytes_per_waiter,omitempty"`
+	StackPerWaiter float64           `json:"stack_bytes_per_waiter,omitempty"`
+	GorosPerWaiter float64           `json:"goroutines_per_waiter,omitempty"`
+	Rounds         int               `json:"rounds,omitempty"`
+	RoundRates     []float64         `json:"round_cycles_per_sec,omitempty"`         // each round's cycles/s, in the order the rounds ran
+	FloorRatio     float64           `json:"floor_ratio_median_of_rounds,omitempty"` // the median over rounds of cycles/s ÷ the floor's in the same round
+	FloorRatioCI   []float64         `json:"floor_ratio_ci95,omitempty"`             // that median's 95 % confidence interval (see medianCI)
+	Over           map[string]paired `json:"paired_ratio_to,omitempty"`              // gocurator only: the same against every other implementation
+	ServerFsync    string            `json:"server_fsync,omitempty"`                 // on, off, or unknown (--connect)
+	ServerJVM      string            `json:"server_jvm,omitempty"`                   // stock, test (--test-server), or unknown (--connect)
+	GoMaxProcs     int               `json:"gomaxprocs,omitempty"`                   // the harness's GOMAXPROCS (set it in the environment)
+	Date           string            `json:"date,omitempty"`
+	Error          string            `json:"error,omitempty"`
 
 	handoffs []time.Duration // raw, for merging rounds
 }
