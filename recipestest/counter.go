@@ -19,13 +19,27 @@ type Counter struct {
 	notifications atomic.Int64
 	bytesIn       atomic.Int64
 	reads         atomic.Int64
+	byOp          [maxCountedOp + 1]atomic.Int64
 }
+
+// maxCountedOp is the highest opcode RequestsOf counts (ZooKeeper's
+// opcodes run to 106).
+const maxCountedOp = 127
 
 // NewCounter returns a counter at zero.
 func NewCounter() *Counter { return &Counter{} }
 
 // Requests returns the requests sent so far.
 func (c *Counter) Requests() int64 { return c.requests.Load() }
+
+// RequestsOf returns the requests sent so far with this opcode (see
+// internal/zkwire's Op constants: getData is 4, getChildren2 12, ...).
+func (c *Counter) RequestsOf(opcode int32) int64 {
+	if opcode < 0 || opcode > maxCountedOp {
+		return 0
+	}
+	return c.byOp[opcode].Load()
+}
 
 // Notifications returns the watch notifications received so far.
 func (c *Counter) Notifications() int64 { return c.notifications.Load() }
@@ -49,8 +63,14 @@ func (c *Counter) Dialer(next zk.Dialer) zk.Dialer {
 		}
 		cc := &countingConn{Conn: conn, bytesIn: &c.bytesIn, reads: &c.reads}
 		cc.out.onFrame = func(p []byte) { // xid, opcode, ...
-			if len(p) >= 8 && int32(binary.BigEndian.Uint32(p[4:8])) != 11 { // 11: ping
+			if len(p) < 8 {
+				return
+			}
+			if op := int32(binary.BigEndian.Uint32(p[4:8])); op != 11 { // 11: ping
 				c.requests.Add(1)
+				if op >= 0 && op <= maxCountedOp {
+					c.byOp[op].Add(1)
+				}
 			}
 		}
 		cc.in.onFrame = func(p []byte) { // xid -1: a watch notification

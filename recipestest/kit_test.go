@@ -288,6 +288,12 @@ func TestCounterCountsTraffic(t *testing.T) {
 	if got := cnt.Requests() - reqs; got != 1 {
 		t.Fatalf("%d requests counted for one listing", got)
 	}
+	if got := cnt.RequestsOf(zkwire.OpGetChildren2); got != 1 {
+		t.Fatalf("%d getChildren2 requests counted, want 1", got)
+	}
+	if got := cnt.RequestsOf(zkwire.OpCreate); got != children+1 {
+		t.Fatalf("%d create requests counted, want %d", got, children+1)
+	}
 	if got := cnt.BytesIn() - bytes; got < children*nameLen {
 		t.Fatalf("%d bytes counted for a listing of %d names of %d bytes", got, children, nameLen)
 	}

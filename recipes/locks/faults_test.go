@@ -10,6 +10,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/zkwire"
+	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
@@ -53,8 +54,10 @@ func TestServerRestartWhileWaiting(t *testing.T) {
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Release(ctx); err != nil {
-		t.Fatalf("release after the restart: %v", err)
+	// The restart suspended the holder's connection: under the Standard
+	// error policy its hold was lost, and Release says so.
+	if err := h.Release(ctx); !isLost(err) {
+		t.Fatalf("release after the restart: %v, want ErrLockLost", err)
 	}
 	if err := g.Wait(); err != nil {
 		t.Fatal(err)
@@ -226,4 +229,24 @@ func semaphoreBehindProxy(t *testing.T, leases int, opts ...framework.Option) (p
 	}
 	t.Cleanup(func() { lease.Release(context.Background()) })
 	return proxy, holder, hs, ws, lease
+}
+
+// The release's delete commits but its reply is lost: the retried delete
+// finds no node, which is the release having worked, not a lost hold.
+func TestLostDeleteReplyReleasesCleanly(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)), framework.WithErrorPolicy(listener.SessionErrorPolicy{}))
+	ctx := ctxT(t)
+	m, _ := locks.NewMutex(c, "/lock")
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.DropAfter(zkwire.OpDelete)
+	if err := h.Release(ctx); err != nil {
+		t.Fatalf("release across a lost reply: %v", err)
+	}
+	if ok, _, err := c.Exists(ctx, h.Path()); ok || err != nil {
+		t.Fatalf("lock node after release: exists %v, %v", ok, err)
+	}
 }

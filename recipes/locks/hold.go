@@ -112,8 +112,9 @@ func (h *Hold) Token(ctx context.Context) (int64, error) {
 }
 
 // Release gives up one acquisition; the last one deletes the node. Releasing
-// more often than acquiring returns ErrNotOwner. If the node was already gone
-// the hold had been lost, and Release says so with ErrLockLost.
+// more often than acquiring returns ErrNotOwner. If the hold was lost, or
+// its node was already gone, Release deletes what is left and says so with
+// ErrLockLost (joined with the delete's own error if that failed too).
 func (h *Hold) Release(ctx context.Context) error {
 	h.mu.Lock()
 	if h.released {
@@ -125,7 +126,8 @@ func (h *Hold) Release(ctx context.Context) error {
 		h.mu.Unlock()
 		return nil
 	}
-	h.released = true
+	h.released = true // from here on the hold is not marked lost
+	lost := h.lostErr
 	stop, stopped := h.stop, h.stopped
 	if h.revoking {
 		// Called from the revocation callback (or beside it), which runs on
@@ -144,7 +146,14 @@ func (h *Hold) Release(ctx context.Context) error {
 	if h.onRelease != nil {
 		h.onRelease()
 	}
-	return h.release(ctx, h.path)
+	err := h.release(ctx, h.path)
+	switch {
+	case lost == nil:
+		return err
+	case err == nil || errors.Is(err, ErrLockLost):
+		return lost
+	}
+	return errors.Join(lost, err)
 }
 
 // isReleased reports whether the last Release has begun.
@@ -154,14 +163,39 @@ func (h *Hold) isReleased() bool {
 	return h.released
 }
 
-// reenter counts one more acquisition; false if the hold is already released.
-func (h *Hold) reenter() bool {
+// reenter counts one more acquisition. It reports false if the last
+// Release has begun (the owner must acquire afresh), and the loss if the hold
+// was lost: a lost hold is never handed out again.
+func (h *Hold) reenter() (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.released:
+		return false, nil
+	case h.lostErr != nil:
+		return true, h.lostErr
+	}
+	h.count++
+	return true, nil
+}
+
+// isCurrent reports whether the hold is neither released nor lost.
+func (h *Hold) isCurrent() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.released && h.lostErr == nil
+}
+
+// beginRevoke marks the monitor as running the revocation callback, unless
+// the last Release has begun: then the callback must not run, and Release
+// may be waiting for the monitor to return.
+func (h *Hold) beginRevoke() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.released {
 		return false
 	}
-	h.count++
+	h.revoking = true
 	return true
 }
 
@@ -189,9 +223,11 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 			}
 		}
 		if h.revoke != nil && bytes.Equal(data, RevokeMessage) {
-			h.setRevoking(true)
+			if !h.beginRevoke() {
+				return
+			}
 			h.revoke()
-			h.setRevoking(false)
+			h.endRevoke()
 		}
 		select {
 		case ev := <-w.C():
@@ -205,10 +241,10 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 	}
 }
 
-func (h *Hold) setRevoking(b bool) {
+func (h *Hold) endRevoke() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.revoking = b
+	h.revoking = false
 }
 
 func (h *Hold) markLost(err error) {

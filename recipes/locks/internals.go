@@ -206,9 +206,19 @@ func (li *LockInternals) Release(ctx context.Context, ourPath string) error {
 	return releaseNode(ctx, li.client, ourPath)
 }
 
+// releaseNode is Release. A delete retried after the connection dropped may
+// find gone the node its first attempt deleted, so a missing node counts as
+// a loss only if the connection stayed up throughout (Curator's release
+// ignores a missing node altogether).
 func releaseNode(ctx context.Context, client *framework.Client, path string) error {
+	_, changed := client.StateChanged()
 	err := client.Delete(ctx, path, framework.Guaranteed())
 	if errors.Is(err, framework.ErrNoNode) {
+		select {
+		case <-changed:
+			return nil
+		default:
+		}
 		return fmt.Errorf("%w: node %s was already gone: %w", ErrLockLost, path, err)
 	}
 	return err
@@ -223,7 +233,12 @@ func (li *LockInternals) deleteNode(ctx context.Context, ourPath string) {
 func deleteNode(ctx context.Context, client *framework.Client, path string) {
 	ctx, cancel := cleanupContext(ctx, client)
 	defer cancel()
-	_ = client.Delete(ctx, path, framework.Guaranteed(), framework.Quietly())
+	deleteWithin(ctx, client, path)
+}
+
+// deleteWithin is deleteNode within a cleanup context the caller made.
+func deleteWithin(cctx context.Context, client *framework.Client, path string) {
+	_ = client.Delete(cctx, path, framework.Guaranteed(), framework.Quietly())
 }
 
 // cleanupContext is the context of the foreground attempt to delete nodes
@@ -233,7 +248,13 @@ func deleteNode(ctx context.Context, client *framework.Client, path string) {
 // finish the work when it is back, and the caller returns at once, however
 // long its retry policy would have waited for the server.
 func cleanupContext(ctx context.Context, client *framework.Client) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	return cleanupContextUntil(ctx, client, time.Now().Add(cleanupTimeout))
+}
+
+// cleanupContextUntil is cleanupContext ending at deadline, for cleanups of
+// several steps that share one cleanupTimeout.
+func cleanupContextUntil(ctx context.Context, client *framework.Client, deadline time.Time) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 	state, changed := client.StateChanged()
 	if !state.IsConnected() {
 		cancel()

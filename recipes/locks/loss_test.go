@@ -174,8 +174,8 @@ func TestFlapBeforeTheHoldStartsLosesIt(t *testing.T) {
 	if !isLost(h.Err()) {
 		t.Fatalf("a hold decided before a flap its listener came too late for: Err %v, want ErrLockLost", h.Err())
 	}
-	if err := h.Release(ctx); err != nil {
-		t.Fatal(err)
+	if err := h.Release(ctx); !isLost(err) {
+		t.Fatalf("releasing the lost hold: %v, want ErrLockLost", err)
 	}
 	// A hold decided after the flap is not lost.
 	w2 := locks.WatchConnection(c)
@@ -279,9 +279,54 @@ func TestSuspendedConnectionAndErrorPolicies(t *testing.T) {
 					t.Fatal("hold not lost on Suspended under the Standard policy")
 				}
 			}
-			if err := h.Release(ctx); err != nil {
-				t.Fatalf("release: %v", err)
+			if err := h.Release(ctx); tc.wantLost != isLost(err) || (!tc.wantLost && err != nil) {
+				t.Fatalf("release: %v (lost: %v)", err, tc.wantLost)
+			}
+			if ok, _, _ := c.Exists(ctx, h.Path()); ok {
+				t.Fatal("release left the node")
 			}
 		})
+	}
+}
+
+// An owner whose hold was lost is not handed it again: Acquire says it was
+// lost, the owner no longer counts as holding, and after releasing the lost
+// hold it acquires afresh.
+func TestLostHoldIsNotReentered(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	m, _ := locks.NewMutex(cs[0], "/lock")
+	owner := locks.NewOwner()
+	octx := locks.WithOwner(ctx, owner)
+	h, err := m.Acquire(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := h.Lost()
+	if err := cs[1].Delete(ctx, h.Path()); err != nil {
+		t.Fatal(err)
+	}
+	<-lost
+	other, _ := locks.NewMutex(cs[1], "/lock")
+	h2, err := other.TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("another client after the loss: %v", err)
+	}
+	if again, err := m.Acquire(octx); !isLost(err) {
+		t.Fatalf("re-entering a lost hold: %v, %v; want ErrLockLost", again, err)
+	}
+	if m.IsOwnedBy(owner) || m.IsAcquiredInThisProcess() {
+		t.Fatal("a lost hold still counts as held")
+	}
+	if err := h.Release(ctx); !isLost(err) {
+		t.Fatalf("releasing the lost hold: %v", err)
+	}
+	h2.Release(ctx)
+	h3, err := m.Acquire(octx)
+	if err != nil || h3 == h {
+		t.Fatalf("acquiring after releasing the lost hold: %v (same hold: %v)", err, h3 == h)
+	}
+	if err := h3.Release(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

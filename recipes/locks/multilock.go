@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -26,7 +27,7 @@ func NewMultiLock(locks ...Locker) (*MultiLock, error) {
 		return nil, fmt.Errorf("%w: a multi-lock needs at least one lock", ErrInvalidArg)
 	}
 	for i, l := range locks {
-		if l == nil {
+		if v := reflect.ValueOf(l); l == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 			return nil, fmt.Errorf("%w: lock %d is nil", ErrInvalidArg, i)
 		}
 	}
@@ -52,11 +53,19 @@ type MultiHold struct {
 	holds []*Hold
 }
 
-// Acquire takes every lock, in order, or none.
+// Acquire takes every lock, in order, or none. All are taken for one owner
+// (ctx's, or a new one), so a Mutex listed twice is re-entered, as in
+// Curator, where one thread takes them all.
 func (m *MultiLock) Acquire(ctx context.Context) (*MultiHold, error) {
+	if OwnerFrom(ctx) == nil {
+		ctx = WithOwner(ctx, NewOwner())
+	}
 	holds := make([]*Hold, 0, len(m.locks))
 	for i, l := range m.locks {
 		h, err := l.Acquire(ctx)
+		if err == nil && h == nil {
+			err = fmt.Errorf("%w: lock %d returned no hold", ErrInvalidArg, i)
+		}
 		if err != nil {
 			if rerr := giveBack(ctx, holds); rerr != nil {
 				return nil, fmt.Errorf("lock %d: %w (and rolling back: %w)", i, err, rerr)

@@ -50,3 +50,25 @@ func TestMultiLockAllOrNothing(t *testing.T) {
 	}
 	hb.Release(ctx)
 }
+
+// A Mutex listed twice is taken once and re-entered, as one Curator thread
+// takes it: one node, and the multi-hold's release frees it.
+func TestMultiLockOverOneMutexTwice(t *testing.T) {
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	m, _ := locks.NewMutex(c, "/m")
+	multi, _ := locks.NewMultiLock(m, m)
+	mh, err := multi.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := m.Participants(ctx); len(p) != 1 {
+		t.Fatalf("participants %v, want one node", p)
+	}
+	if err := mh.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := m.Participants(ctx); len(p) != 0 {
+		t.Fatalf("participants after release: %v", p)
+	}
+}

@@ -46,13 +46,16 @@ func newMutex(client *framework.Client, path, lockName string, maxLeases int, dr
 // Acquire waits until the lock is held and returns the hold; ctx's deadline
 // is the timeout. If ctx's owner (WithOwner) holds the lock already, the
 // hold is re-entered at once and returned again: release it once per
-// Acquire. On error or cancel no node of ours is left behind.
+// Acquire. If that hold was lost, Acquire returns its ErrLockLost instead:
+// release it, then acquire again. On error or cancel no node of ours is
+// left behind.
 func (m *Mutex) Acquire(ctx context.Context) (*Hold, error) {
 	return m.acquire(ctx, false)
 }
 
 // TryAcquire takes the lock only if it is free now: Curator's acquire with a
-// zero wait. Otherwise it returns ErrBusy, leaving no node behind.
+// zero wait. Otherwise it returns ErrBusy, leaving no node behind; so it does
+// while another Acquire for the same owner is under way.
 func (m *Mutex) TryAcquire(ctx context.Context) (*Hold, error) {
 	return m.acquire(ctx, true)
 }
@@ -72,9 +75,14 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 	// then re-enters its hold.
 	for {
 		m.mu.Lock()
-		if h := m.holds[owner]; h != nil && h.reenter() {
-			m.mu.Unlock()
-			return h, nil
+		if h := m.holds[owner]; h != nil {
+			if ok, err := h.reenter(); ok {
+				m.mu.Unlock()
+				if err != nil {
+					return nil, err // release the lost hold, then acquire again
+				}
+				return h, nil
+			}
 		}
 		busy, ok := m.acquiring[owner]
 		if !ok {
@@ -83,6 +91,9 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 			break
 		}
 		m.mu.Unlock()
+		if try {
+			return nil, ErrBusy // the owner's other acquire may take a while
+		}
 		select {
 		case <-busy:
 		case <-ctx.Done():
@@ -113,11 +124,16 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 }
 
 // IsAcquiredInThisProcess reports whether any owner in this process holds
-// the lock through this Mutex.
+// the lock through this Mutex (a lost hold does not count).
 func (m *Mutex) IsAcquiredInThisProcess() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.holds) > 0
+	for _, h := range m.holds {
+		if h.isCurrent() {
+			return true
+		}
+	}
+	return false
 }
 
 // holdOf returns o's hold, or nil; a hold being released counts as gone.
@@ -132,9 +148,10 @@ func (m *Mutex) holdOf(o *Owner) *Hold {
 }
 
 // IsOwnedBy reports whether o holds the lock through this Mutex
-// (Curator's isOwnedByCurrentThread).
+// (Curator's isOwnedByCurrentThread); a lost hold is not held.
 func (m *Mutex) IsOwnedBy(o *Owner) bool {
-	return m.holdOf(o) != nil
+	h := m.holdOf(o)
+	return h != nil && h.isCurrent()
 }
 
 // Participants returns the full paths of every participant's node, holder

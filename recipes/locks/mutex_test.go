@@ -190,8 +190,20 @@ func TestBadInput(t *testing.T) {
 	if _, err := s.AcquireN(ctx, 0); !errors.Is(err, locks.ErrInvalidArg) {
 		t.Errorf("AcquireN(0): %v", err)
 	}
+	for _, p := range []string{"", "relative", "/trail/"} {
+		if _, err := locks.NewSemaphore(c, p, 1); !errors.Is(err, locks.ErrInvalidArg) {
+			t.Errorf("NewSemaphore(%q) = %v, want ErrInvalidArg", p, err)
+		}
+	}
 	if _, err := locks.NewMultiLock(); !errors.Is(err, locks.ErrInvalidArg) {
 		t.Errorf("empty multi-lock: %v", err)
+	}
+	if _, err := locks.NewMultiLock((*locks.Mutex)(nil)); !errors.Is(err, locks.ErrInvalidArg) {
+		t.Errorf("multi-lock over a nil *Mutex: %v", err)
+	}
+	ml, _ := locks.NewMultiLock(noHold{})
+	if _, err := ml.Acquire(ctx); !errors.Is(err, locks.ErrInvalidArg) {
+		t.Errorf("multi-lock over a Locker that returns no hold: %v", err)
 	}
 	if _, err := locks.NewMutex(nil, "/x"); !errors.Is(err, locks.ErrInvalidArg) {
 		t.Errorf("nil client: %v", err)
@@ -202,3 +214,40 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("acquire on a closed client: %v, want ErrClosed", err)
 	}
 }
+
+// TryAcquire for an owner whose Acquire is waiting does not wait for it.
+func TestTryAcquireBesideTheOwnersAcquire(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	m, _ := locks.NewMutex(cs[0], "/lock")
+	other, _ := locks.NewMutex(cs[1], "/lock")
+	held, err := other.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	octx := locks.WithOwner(ctx, locks.NewOwner())
+	got := make(chan error, 1)
+	go func() {
+		h, err := m.Acquire(octx)
+		if err == nil {
+			err = h.Release(ctx)
+		}
+		got <- err
+	}()
+	waitParticipants(t, m, 2)
+	if _, err := m.TryAcquire(octx); !errors.Is(err, locks.ErrBusy) {
+		t.Fatalf("try beside the owner's waiting acquire: %v, want ErrBusy", err)
+	}
+	if p, _ := m.Participants(ctx); len(p) != 2 {
+		t.Fatalf("participants %v: the try left a node", p)
+	}
+	held.Release(ctx)
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// noHold is a broken Locker: no hold and no error.
+type noHold struct{}
+
+func (noHold) Acquire(context.Context) (*locks.Hold, error) { return nil, nil }

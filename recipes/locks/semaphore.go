@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
@@ -40,6 +41,9 @@ type Semaphore struct {
 
 // NewSemaphore returns a semaphore at path allowing maxLeases leases at once.
 func NewSemaphore(client *framework.Client, path string, maxLeases int) (*Semaphore, error) {
+	if err := framework.ValidatePath(path, false); err != nil {
+		return nil, fmt.Errorf("%w: semaphore path %q: %w", ErrInvalidArg, path, err)
+	}
 	limit, err := newLeaseLimit(maxLeases)
 	if err != nil {
 		return nil, err
@@ -135,15 +139,18 @@ func ReleaseAll(ctx context.Context, holds []*Hold) error {
 	return lastFirst(holds, func(h *Hold) error { return h.Release(ctx) })
 }
 
-// giveBack releases the holds a failed acquire took, last first, each
-// within a cleanupContext of its client. A release that the context's end
-// handed to the client's background deletes is not an error.
+// giveBack releases the holds a failed acquire took, last first, all
+// within one cleanupTimeout and each only while its client stays connected
+// (cleanupContext). A release that the context's end handed to the client's
+// background deletes is not an error, and neither is a hold lost meanwhile:
+// the caller never had it.
 func giveBack(ctx context.Context, holds []*Hold) error {
+	deadline := time.Now().Add(cleanupTimeout)
 	return lastFirst(holds, func(h *Hold) error {
-		ctx, cancel := cleanupContext(ctx, h.client)
+		ctx, cancel := cleanupContextUntil(ctx, h.client, deadline)
 		defer cancel()
 		err := h.Release(ctx)
-		if ctx.Err() != nil && !errors.Is(err, ErrLockLost) {
+		if ctx.Err() != nil || errors.Is(err, ErrLockLost) {
 			return nil
 		}
 		return err

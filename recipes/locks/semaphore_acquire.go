@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -169,8 +170,16 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context, conn *connWatch) (h *Hol
 	if err != nil {
 		return nil, false, false, err
 	}
+	// The lease's delete and the lock's release share one cleanupTimeout.
+	var cleanupBy time.Time
+	cleanup := func() (context.Context, context.CancelFunc) {
+		if cleanupBy.IsZero() {
+			cleanupBy = time.Now().Add(cleanupTimeout)
+		}
+		return cleanupContextUntil(ctx, s.client, cleanupBy)
+	}
 	defer func() {
-		ctx, cancel := cleanupContext(ctx, s.client)
+		ctx, cancel := cleanup()
 		defer cancel()
 		s.lock.Release(ctx, lockPath)
 	}()
@@ -191,7 +200,9 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context, conn *connWatch) (h *Hol
 	if room {
 		return s.newLease(path, conn, mark), waited, false, nil
 	}
-	deleteNode(ctx, s.client, path)
+	cctx, cancel := cleanup()
+	defer cancel()
+	deleteWithin(cctx, s.client, path)
 	return nil, waited, err == nil, err
 }
 
@@ -220,15 +231,22 @@ func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 // shows whether our lease survived.
 func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, conn *connWatch, mark int) (room bool, _ int, waited bool, err error) {
 	_, name := framework.SplitPath(path)
+	// The shared count is read again only once its watch has fired:
+	// go-zookeeper keeps every watch set on a path until the node changes.
+	var count int
+	var countChanged <-chan zk.Event
+	countStale := s.countPath != ""
 	for ; ; waited = true {
 		max, changed := s.limit.get()
-		var countChanged <-chan zk.Event
-		if s.countPath != "" {
+		if countStale {
 			n, w, err := s.readCount(ctx)
 			if err != nil {
 				return false, 0, waited, err
 			}
-			max, countChanged = n, w.C()
+			count, countChanged, countStale = n, w.C(), false
+		}
+		if s.countPath != "" {
+			max = count
 		}
 		var l leaseListing
 		if first != nil && slices.Contains(first.children, name) {
@@ -247,31 +265,33 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		if len(l.children) <= max {
 			return true, mark, waited, nil
 		}
-		if err := s.awaitRoom(ctx, l.watch, changed, countChanged); err != nil {
+		var err error
+		if countStale, err = s.awaitRoom(ctx, l.watch, changed, countChanged); err != nil {
 			return false, 0, waited, err
 		}
 	}
 }
 
-// awaitRoom waits for the leases to change, the limit to change, the
-// session to become lost, or ctx.
-func (s *Semaphore) awaitRoom(ctx context.Context, w framework.Watch, limitChanged <-chan struct{}, countChanged <-chan zk.Event) error {
+// awaitRoom waits for the leases to change, the limit or the shared count
+// to change, the session to become lost, or ctx. countFired reports that
+// the count's watch fired (a lost session ends it too).
+func (s *Semaphore) awaitRoom(ctx context.Context, w framework.Watch, limitChanged <-chan struct{}, countChanged <-chan zk.Event) (countFired bool, err error) {
 	_, stateChanged := s.client.StateChanged()
 	for {
 		select {
 		case <-w.C():
-			return nil
+			return false, nil
 		case <-limitChanged:
-			return nil
+			return false, nil
 		case <-countChanged:
-			return nil
+			return true, nil
 		case <-stateChanged:
 			var state listener.ConnectionState
 			if state, stateChanged = s.client.StateChanged(); state == listener.Lost {
-				return nil
+				return countChanged != nil, nil
 			}
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		}
 	}
 }

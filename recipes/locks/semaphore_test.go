@@ -10,6 +10,7 @@ import (
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
 )
@@ -376,5 +377,48 @@ func TestSemaphoreGivesUpWhenItsLeaseKeepsVanishing(t *testing.T) {
 			}
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A waiter on a shared count reads the count once, not on every wake:
+// go-zookeeper keeps each watch set on a path until the node changes, so a
+// read per wake piles up watches for as long as the count stays put.
+func TestSemaphoreReadsAnUnchangedCountOnce(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	holder := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	cnt := recipestest.NewCounter()
+	waiter := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(cnt.Dialer(nil)))
+	ctx := ctxT(t)
+	if _, err := holder.Create(ctx, "/count", []byte{0, 0, 0, 3}); err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := locks.NewSemaphoreWithCount(holder, "/sem", "/count")
+	held, err := hs.AcquireN(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Set(ctx, "/count", []byte{0, 0, 0, 1}, -1); err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := locks.NewSemaphoreWithCount(waiter, "/sem", "/count")
+	got := make(chan error, 1)
+	go func() {
+		h, err := ws.Acquire(ctx)
+		if err == nil {
+			err = h.Release(ctx)
+		}
+		got <- err
+	}()
+	waitParticipants(t, hs, 4)
+	for _, h := range held { // three wakes; room at the last
+		if err := h.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if n := cnt.RequestsOf(zkwire.OpGetData); n != 1 {
+		t.Fatalf("the waiter read the count %d times, want once", n)
 	}
 }
