@@ -19,9 +19,27 @@ func (c *Client) do(ctx context.Context, op, path string, fn func(ctx context.Co
 		if err != nil {
 			return err
 		}
+		c.ensureNamespace(ctx, conn)
 		return c.closedErr(fn(ctx, conn))
 	})
 	return opErr(op, path, err)
+}
+
+// ensureNamespace creates the namespace's root (and its missing parents, as
+// containers) before the client's first operation, as Curator does, so that
+// a transaction or a listing at the root of a fresh namespace works. Like
+// Curator it succeeds once per client: a root reaped later is made again
+// only by a create that needs it. It is best effort: an operation that needs
+// the root fails on its own if it could not be made (a read-only server, an
+// ACL), and the next operation tries again.
+func (c *Client) ensureNamespace(ctx context.Context, conn *zk.Conn) {
+	root := c.cfg.namespace.root()
+	if root == "/" || c.nsMade.Load() {
+		return
+	}
+	if c.mkdirs(ctx, conn, root, containerParents) == nil {
+		c.nsMade.Store(true)
+	}
 }
 
 // undoGrace is how long a cancelled call whose effect must be undone (a

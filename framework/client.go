@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -42,6 +43,7 @@ type Client struct {
 	janitor  *janitor
 	writes   writeWatch     // tells traced operations when their request is written
 	wg       sync.WaitGroup // goroutines of abandoned calls and of the auth step
+	nsMade   atomic.Bool    // the namespace's root exists (see ensureNamespace)
 }
 
 // New returns an unstarted Client for connectString, a comma-separated list of
@@ -69,6 +71,9 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		errorPolicy:       listener.StandardErrorPolicy{},
 	}
 	for _, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: nil option", ErrInvalidArg)
+		}
 		if err := o(&cfg); err != nil {
 			return nil, err
 		}
@@ -367,9 +372,11 @@ func (c *Client) isClosed() bool {
 }
 
 // closedErr turns the errors a closing connection produces into ErrClosed.
+// It keeps only their text: go-zookeeper's connection errors are retryable,
+// and the retry loop would sleep before trying a client that is gone.
 func (c *Client) closedErr(err error) error {
 	if err != nil && c.isClosed() && !errors.Is(err, ErrClosed) {
-		return fmt.Errorf("%w: %w", ErrClosed, err)
+		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
 	return err
 }
@@ -410,11 +417,13 @@ func (c *Client) endSession(id int64) {
 func (c *Client) closeSession(hs handshake) error {
 	ctx, cancel := context.WithTimeout(c.closing, c.cfg.connectionTimeout)
 	defer cancel()
-	d := c.cfg.dialer
-	if d == nil {
-		d = net.DialTimeout
+	var nc net.Conn
+	var err error
+	if d := c.cfg.dialer; d != nil {
+		nc, err = d("tcp", hs.addr, c.cfg.connectionTimeout) // a zk.Dialer takes no context
+	} else {
+		nc, err = new(net.Dialer).DialContext(ctx, "tcp", hs.addr) // Close need not wait for it
 	}
-	nc, err := d("tcp", hs.addr, c.cfg.connectionTimeout)
 	if err != nil {
 		return err
 	}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/retry"
 )
 
 const (
@@ -230,4 +232,32 @@ func clientWithEphemeral(t *testing.T, sessionTimeout time.Duration, connect fun
 		t.Fatal(err)
 	}
 	return srv, c, log, c.SessionID()
+}
+
+// A call in flight when the client closes returns ErrClosed at once, not
+// after a sleep of the retry policy's: the connection's error it got is not
+// retried.
+func TestCallInFlightAtCloseIsNotRetried(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)),
+		framework.WithRetryPolicy(retry.RetryNTimes(3, time.Hour)))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/dir", nil); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Blackhole(true)
+	sent := make(chan struct{})
+	var once sync.Once
+	tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }})
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Create(tctx, "/dir/n", nil)
+		done <- err
+	}()
+	<-sent
+	c.Close()
+	err := <-done
+	if !errors.Is(err, framework.ErrClosed) || ctx.Err() != nil {
+		t.Fatalf("call in flight at Close: %v (test context: %v), want ErrClosed at once", err, ctx.Err())
+	}
 }

@@ -44,6 +44,18 @@ type createOpts struct {
 	ttl       time.Duration
 	protected bool
 	parents   parentMode
+	nilOption bool // a nil CreateOption was given
+}
+
+// apply applies opts, noting a nil one.
+func (o *createOpts) apply(opts []CreateOption) {
+	for _, opt := range opts {
+		if opt == nil {
+			o.nilOption = true
+			continue
+		}
+		opt(o)
+	}
 }
 
 type parentMode int
@@ -86,11 +98,12 @@ func WithContainerParents() CreateOption { return func(o *createOpts) { o.parent
 // nothing is left behind.
 func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...CreateOption) (string, error) {
 	var o createOpts
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o.apply(opts)
 	if err := ValidatePath(path, o.mode.IsSequential()); err != nil {
 		return "", opErr("create", path, err)
+	}
+	if o.nilOption {
+		return "", opErr("create", path, fmt.Errorf("%w: nil option", ErrInvalidArg))
 	}
 	switch {
 	case !o.mode.valid():

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/go-zookeeper/zk"
 
@@ -38,6 +39,9 @@ func Quietly() DeleteOption { return func(o *deleteOpts) { o.quietly = true } }
 func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) error {
 	o := deleteOpts{version: -1}
 	for _, opt := range opts {
+		if opt == nil {
+			return opErr("delete", path, fmt.Errorf("%w: nil option", ErrInvalidArg))
+		}
 		opt(&o)
 	}
 	if err := ValidatePath(path, false); err != nil {

@@ -189,7 +189,7 @@ func TestDigestACLKeepsOthersOut(t *testing.T) {
 	}
 }
 
-func TestBadPathsAreRejectedBeforeAnyRequest(t *testing.T) {
+func TestBadInputIsRejectedBeforeAnyRequest(t *testing.T) {
 	requests := recipestest.NewCounter()
 	c := newClient(t, framework.WithDialer(requests.Dialer(nil)))
 	ctx := ctxT(t)
@@ -211,6 +211,15 @@ func TestBadPathsAreRejectedBeforeAnyRequest(t *testing.T) {
 			t.Errorf("Delete(%q) = %v, want ErrInvalidPath", p, err)
 		}
 	}
+	if _, err := c.Create(ctx, "/n", nil, nil); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Errorf("Create with a nil option: %v, want ErrInvalidArg", err)
+	}
+	if err := c.Delete(ctx, "/n", nil); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Errorf("Delete with a nil option: %v, want ErrInvalidArg", err)
+	}
+	if _, err := c.Txn(ctx, framework.CreateOp("/n", nil, framework.Persistent, nil)); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Errorf("CreateOp with a nil option: %v, want ErrInvalidArg", err)
+	}
 	if _, err := c.Create(ctx, "/seq/", nil, framework.WithMode(framework.PersistentSequential)); errors.Is(err, framework.ErrInvalidPath) {
 		t.Errorf("a sequential path may end in /: %v", err)
 	}
@@ -225,6 +234,9 @@ func TestBadPathsAreRejectedBeforeAnyRequest(t *testing.T) {
 	}
 	if _, err := framework.New("127.0.0.1:2181", framework.WithErrorPolicy(nil)); !errors.Is(err, framework.ErrInvalidArg) {
 		t.Fatalf("nil error policy: %v", err)
+	}
+	if _, err := framework.New("127.0.0.1:2181", nil); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Fatalf("nil option: %v", err)
 	}
 }
 
@@ -349,5 +361,25 @@ func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
 	}
 	if n := calls.Load(); n != 0 {
 		t.Fatalf("Written called %d times for a create that was never sent", n)
+	}
+}
+
+// A fresh namespace's root is made before the client's first operation, as
+// Curator makes it: a transaction and a listing at the root work without a
+// create first.
+func TestFreshNamespaceRootIsMadeForAnyOperation(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	ctx := ctxT(t)
+	lister := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns+"-listed"))
+	if kids, _, err := lister.Children(ctx, "/"); err != nil || len(kids) != 0 {
+		t.Fatalf("listing a fresh namespace: %v, %v; want none", kids, err)
+	}
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	if _, err := c.Txn(ctx, framework.CreateOp("/a", nil, framework.Persistent)); err != nil {
+		t.Fatalf("a transaction in a fresh namespace: %v", err)
+	}
+	root := newClientAt(t, server.ConnectString())
+	if _, stat, err := root.Get(ctx, "/"+ns); err != nil || stat.EphemeralOwner != 0 || stat.NumChildren != 1 {
+		t.Fatalf("namespace root: %+v, %v", stat, err)
 	}
 }

@@ -73,7 +73,8 @@ func WithRetryPolicy(p retry.Policy) Option {
 }
 
 // WithNamespace prefixes every path with /ns. Paths given to and returned by
-// the client omit the prefix.
+// the client omit the prefix. As in Curator, the client makes /ns (and its
+// missing parents, as containers) before its first operation.
 func WithNamespace(ns string) Option {
 	return func(c *config) error {
 		if err := validateNamespace(ns); err != nil {

@@ -85,21 +85,23 @@ func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id st
 		if !mode.IsEphemeral() {
 			return found, nil
 		}
+		var ok bool
 		var stat *zk.Stat
 		err := c.call(ctx, func() error {
 			var err error
-			_, stat, err = conn.Exists(found)
+			ok, stat, err = conn.Exists(found)
 			return err
 		}, nil)
 		if err != nil {
 			return "", err
 		}
-		if stat != nil && stat.EphemeralOwner == conn.SessionID() {
+		if !ok { // gone since the listing (go-zookeeper then gives a zero stat)
+			continue
+		}
+		if sid := conn.SessionID(); sid != 0 && stat.EphemeralOwner == sid {
 			return found, nil
 		}
-		if stat != nil {
-			c.log.Warn("protected node owned by another session; leaving it", "path", found, "owner", fmt.Sprintf("%#x", stat.EphemeralOwner))
-		}
+		c.log.Warn("protected node owned by another session; leaving it", "path", found, "owner", fmt.Sprintf("%#x", stat.EphemeralOwner))
 	}
 	return "", nil
 }

@@ -38,9 +38,7 @@ const (
 // twice (see Txn).
 func CreateOp(path string, data []byte, mode CreateMode, opts ...CreateOption) Op {
 	op := Op{kind: opCreate, path: path, data: data, mode: mode}
-	for _, o := range opts {
-		o(&op.create)
-	}
+	op.create.apply(opts)
 	return op
 }
 
@@ -108,6 +106,9 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		case opCreate:
 			if op.mode != Persistent && op.mode != Ephemeral && op.mode != PersistentSequential && op.mode != EphemeralSequential {
 				return nil, opErr("txn", op.path, fmt.Errorf("%w: create mode %d in a transaction", ErrInvalidArg, op.mode))
+			}
+			if op.create.nilOption {
+				return nil, opErr("txn", op.path, fmt.Errorf("%w: nil option", ErrInvalidArg))
 			}
 			if op.create.ttl != 0 || op.create.mode != 0 {
 				return nil, opErr("txn", op.path, fmt.Errorf("%w: WithTTL or WithMode in a transaction's create (give the mode to CreateOp)", ErrInvalidArg))
