@@ -52,4 +52,5 @@ func ExampleLockDriver() {
 // does.
 func TestHostDriverConforms(t *testing.T) {
 	recipestest.TestLockDriver(t, server.ConnectString(), HostDriver{Host: "web1"}, locks.MutexLockName)
+	recipestest.TestLockDriverWithStandard(t, server.ConnectString(), HostDriver{Host: "web1"}, locks.MutexLockName)
 }

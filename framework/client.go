@@ -44,6 +44,7 @@ type Client struct {
 	writes   writeWatch     // tells traced operations when their request is written
 	wg       sync.WaitGroup // goroutines of abandoned calls and of the auth step
 	nsMade   atomic.Bool    // the namespace's root exists (see ensureNamespace)
+	watchers stateWatchers  // see WatchConnectionState
 }
 
 // New returns an unstarted Client for connectString, a comma-separated list of
@@ -94,7 +95,10 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		authDone:  make(chan struct{}),
 	}
 	c.closing, c.stopBg = context.WithCancel(context.Background())
-	c.sm = newStateMachine(cfg.sessionTimeout, c.listeners.Post)
+	c.sm = newStateMachine(cfg.sessionTimeout, func(s listener.ConnectionState) {
+		c.watchers.notify(s)
+		c.listeners.Post(s)
+	})
 	c.sm.revived = c.endSession
 	return c, nil
 }
@@ -225,8 +229,9 @@ func (c *Client) Logger() *slog.Logger { return c.log }
 
 // AddConnectionStateListener registers fn for every later state change and
 // returns a function that removes it. Calls are made in order from one
-// goroutine; fn must not call Close. Add listeners before Start to see the
-// first Connected.
+// goroutine; fn must not call Close. A listener that blocks delays the
+// listeners after it, never the client. Add listeners before Start to see
+// the first Connected.
 func (c *Client) AddConnectionStateListener(fn func(listener.ConnectionState)) (remove func(), err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -2,12 +2,17 @@ package recipestest
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
@@ -21,17 +26,37 @@ import (
 //   - exclusion: with maxLeases 1 and 2, never more holders than that;
 //   - no orphans: nothing is left in the lock's directory afterwards;
 //   - no herd: with maxLeases 1, a release wakes exactly one waiter;
-//   - clean cancel: a waiter whose context ends leaves no node.
+//   - clean cancel: a waiter whose context ends, while it waits or while its
+//     create is in flight, leaves no node, and nor does a try that finds the
+//     lock held;
+//   - node missing: GetsTheLock reports a listing without our node as
+//     driver.ErrNodeMissing.
 //
 // lockName is the name the engine gives the driver (e.g. "lock-"). Each
-// check uses its own clients and a fresh namespace.
+// check uses its own clients and a fresh namespace. A driver whose nodes
+// must contend with Curator's (Java processes on the same lock) should pass
+// TestLockDriverWithStandard too.
 func TestLockDriver(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
 	t.Helper()
 	for _, max := range []int{1, 2} {
-		t.Run("exclusion-"+strconv.Itoa(max), func(t *testing.T) { checkExclusion(t, connect, drv, lockName, max) })
+		t.Run("exclusion-"+strconv.Itoa(max), func(t *testing.T) {
+			checkExclusion(t, connect, []driver.LockDriver{drv}, lockName, max)
+		})
 	}
 	t.Run("no-herd", func(t *testing.T) { checkNoHerd(t, connect, drv, lockName) })
 	t.Run("cancel", func(t *testing.T) { checkCancel(t, connect, drv, lockName) })
+	t.Run("cancel-during-create", func(t *testing.T) { checkCancelDuringCreate(t, connect, drv, lockName) })
+	t.Run("try", func(t *testing.T) { checkTry(t, connect, drv, lockName) })
+	t.Run("node-missing", func(t *testing.T) { checkNodeMissing(t, drv, lockName) })
+}
+
+// TestLockDriverWithStandard checks that drv's participants and those of
+// driver.Standard, Curator's own decisions, exclude each other on one lock
+// with maxLeases 1: that drv names, sorts and decides as Curator does, so
+// that Java and Go processes can share the lock.
+func TestLockDriverWithStandard(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
+	t.Helper()
+	checkExclusion(t, connect, []driver.LockDriver{drv, driver.Standard{}}, lockName, 1)
 }
 
 // conformanceClient starts a client in ns, closed when t ends.
@@ -49,7 +74,8 @@ func engine(t *testing.T, c *framework.Client, drv driver.LockDriver, lockName s
 	return li
 }
 
-func checkExclusion(t *testing.T, connect string, drv driver.LockDriver, lockName string, max int) {
+// checkExclusion runs workers that take the drivers in turn.
+func checkExclusion(t *testing.T, connect string, drivers []driver.LockDriver, lockName string, max int) {
 	const workers, cycles = 4, 10
 	ns := Namespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -58,10 +84,10 @@ func checkExclusion(t *testing.T, connect string, drv driver.LockDriver, lockNam
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	var observer *framework.Client
-	for range workers {
+	for i := range workers {
 		c := conformanceClient(t, connect, ns)
 		observer = c
-		li := engine(t, c, drv, lockName, max)
+		li := engine(t, c, drivers[i%len(drivers)], lockName, max)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -107,6 +133,8 @@ func checkNoHerd(t *testing.T, connect string, drv driver.LockDriver, lockName s
 	const waiters = 4
 	ns := Namespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: no waiter outlives the check
 	defer cancel()
 	counters := make([]*Counter, waiters+1)
 	clients := make([]*framework.Client, waiters+1)
@@ -120,15 +148,18 @@ func checkNoHerd(t *testing.T, connect string, drv driver.LockDriver, lockName s
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths := make([]chan string, waiters+1)
+	type acquired struct {
+		path string
+		err  error
+	}
+	results := make([]chan acquired, waiters+1)
 	for i := 1; i <= waiters; i++ {
-		paths[i] = make(chan string, 1)
-		go func() {
+		results[i] = make(chan acquired, 1)
+		wg.Add(1)
+		go func() { // reports to the test's goroutine: t must not be used after the check ends
+			defer wg.Done()
 			p, err := engines[i].Acquire(ctx, false)
-			if err != nil {
-				t.Error(err)
-			}
-			paths[i] <- p
+			results[i] <- acquired{p, err}
 		}()
 		waitNodes(t, ctx, engines[0], i+1)
 	}
@@ -146,7 +177,11 @@ func checkNoHerd(t *testing.T, connect string, drv driver.LockDriver, lockName s
 		if err := owner.Release(ctx, held); err != nil {
 			t.Fatal(err)
 		}
-		held, owner = <-paths[i], engines[i]
+		r := <-results[i]
+		if r.err != nil {
+			t.Fatalf("waiter %d: %v", i, r.err)
+		}
+		held, owner = r.path, engines[i]
 		if got := notifications() - before; got != int64(i) {
 			t.Fatalf("%d notifications after %d releases: a release woke more than one waiter", got, i)
 		}
@@ -177,6 +212,113 @@ func checkCancel(t *testing.T, connect string, drv driver.LockDriver, lockName s
 		t.Fatalf("after a cancelled acquire: %v %v, want only the holder %s", nodes, err, held)
 	}
 	a.Release(ctx, held)
+}
+
+// checkCancelDuringCreate cancels a waiter's context the moment its
+// create request has been written, before the server's answer: the node
+// the create makes must not stay behind.
+func checkCancelDuringCreate(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
+	ns := Namespace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := engine(t, conformanceClient(t, connect, ns), drv, lockName, 1)
+	spy := &createSpy{}
+	b := engine(t, conformanceClient(t, connect, ns, framework.WithDialer(spy.dialer())), drv, lockName, 1)
+	held, err := a.Acquire(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	spy.arm(stop)
+	if _, err := b.Acquire(wctx, false); !errors.Is(err, context.Canceled) {
+		t.Fatalf("acquire cancelled during its create returned %v", err)
+	}
+	waitNodes(t, ctx, a, 1) // the undo may finish after Acquire returns
+	if nodes, err := a.Participants(ctx); err != nil || len(nodes) != 1 || nodes[0] != held {
+		t.Fatalf("after an acquire cancelled during its create: %v %v, want only the holder %s", nodes, err, held)
+	}
+	a.Release(ctx, held)
+}
+
+// checkTry: a try that finds the lock held says ErrBusy and leaves no node.
+func checkTry(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
+	ns := Namespace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := engine(t, conformanceClient(t, connect, ns), drv, lockName, 1)
+	b := engine(t, conformanceClient(t, connect, ns), drv, lockName, 1)
+	held, err := a.Acquire(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Acquire(ctx, true); !errors.Is(err, locks.ErrBusy) {
+		t.Fatalf("try on a held lock: %v, want ErrBusy", err)
+	}
+	if nodes, err := a.Participants(ctx); err != nil || len(nodes) != 1 || nodes[0] != held {
+		t.Fatalf("after a try: %v %v, want only the holder %s", nodes, err, held)
+	}
+	if err := a.Release(ctx, held); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := b.Acquire(ctx, true)
+	if err != nil {
+		t.Fatalf("try on a free lock: %v", err)
+	}
+	b.Release(ctx, mine)
+}
+
+// checkNodeMissing: a listing without our node is driver.ErrNodeMissing,
+// which the engine answers with a fresh node or a lost hold.
+func checkNodeMissing(t *testing.T, drv driver.LockDriver, lockName string) {
+	others := []string{"_c_0-" + lockName + "0000000001", "_c_1-" + lockName + "0000000003"}
+	ours := "_c_2-" + lockName + "0000000002"
+	for _, max := range []int{1, 2} {
+		children := driver.SortChildren(slices.Clone(others), lockName, drv.FixForSorting)
+		if _, err := drv.GetsTheLock(children, ours, max); !errors.Is(err, driver.ErrNodeMissing) {
+			t.Errorf("GetsTheLock without our node, maxLeases %d: %v, want ErrNodeMissing", max, err)
+		}
+	}
+}
+
+// createSpy is a dialer that, once armed, calls its function right after
+// the client writes its next create request (of any kind) to the server:
+// a cancel that lands while the create is in flight.
+type createSpy struct{ armed atomic.Pointer[func()] }
+
+func (s *createSpy) arm(f func()) { s.armed.Store(&f) }
+
+func (s *createSpy) dialer() zk.Dialer {
+	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		conn, err := net.DialTimeout(network, addr, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return &spyConn{Conn: conn, spy: s}, nil
+	}
+}
+
+// spyConn watches the frames go-zookeeper writes, one per Write.
+type spyConn struct {
+	net.Conn
+	spy       *createSpy
+	handshook bool // the first frame is the session handshake, without an opcode
+}
+
+func (c *spyConn) Write(b []byte) (int, error) {
+	var fire *func()
+	if c.handshook && len(b) >= 12 {
+		switch binary.BigEndian.Uint32(b[8:12]) {
+		case 1, 14, 15, 19, 21: // create, multi, create2, createContainer, createTTL
+			fire = c.spy.armed.Swap(nil)
+		}
+	}
+	c.handshook = true
+	n, err := c.Conn.Write(b)
+	if fire != nil {
+		(*fire)()
+	}
+	return n, err
 }
 
 // waitNodes polls until the lock has n nodes; a waiter's node appears on the

@@ -18,4 +18,10 @@ func TestDriversConform(t *testing.T) {
 	t.Run("read-write-writer", func(t *testing.T) {
 		recipestest.TestLockDriver(t, server.ConnectString(), locks.WriteDriver, locks.WriteLockName)
 	})
+	t.Run("standard-with-standard", func(t *testing.T) {
+		recipestest.TestLockDriverWithStandard(t, server.ConnectString(), driver.Standard{}, locks.MutexLockName)
+	})
+	t.Run("writer-with-standard", func(t *testing.T) {
+		recipestest.TestLockDriverWithStandard(t, server.ConnectString(), locks.WriteDriver, locks.WriteLockName)
+	})
 }

@@ -14,10 +14,10 @@ import (
 // unseen: the hold is lost if an error state (per the client's error policy)
 // came after that listing was sent.
 //
-// Listeners receive the states posted while they are registered, from the
-// client's delivery goroutine; a state posted just before a listing may
-// reach the watch just after it, and then counts against the hold too,
-// which errs on the safe side.
+// The watch is called at each transition itself
+// (framework.Client.WatchConnectionState), before anyone can see the new
+// state: no listener that blocks delays a hold's loss, and a transition
+// counts against exactly the listings sent after it.
 type connWatch struct {
 	unlisten func()
 
@@ -30,7 +30,7 @@ type connWatch struct {
 func watchConnection(client *framework.Client) *connWatch {
 	w := &connWatch{}
 	policy := client.ErrorPolicy()
-	w.unlisten, _ = client.AddConnectionStateListener(func(s listener.ConnectionState) {
+	w.unlisten, _ = client.WatchConnectionState(func(s listener.ConnectionState) {
 		if !policy.IsErrorState(s) {
 			return
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
@@ -159,13 +158,12 @@ func TestFlapBeforeTheHoldStartsLosesIt(t *testing.T) {
 	}
 	w := locks.WatchConnection(c)
 	mark := w.Mark()
+	_, changed := c.StateChanged()
 	proxy.DropAll() // SUSPENDED, then RECONNECTED: the session and its nodes survive
-	deadline := time.Now().Add(30 * time.Second)
-	for w.Mark() == mark {
-		if time.Now().After(deadline) {
-			t.Fatal("the watch never saw the connection drop")
-		}
-		time.Sleep(10 * time.Millisecond)
+	<-changed
+	c.StateChanged() // returns once the transition, watches included, is done
+	if w.Mark() == mark {
+		t.Fatal("the watch did not see the connection drop by the time the state changed")
 	}
 	if err := c.BlockUntilConnected(ctx); err != nil {
 		t.Fatal(err)
@@ -328,5 +326,41 @@ func TestLostHoldIsNotReentered(t *testing.T) {
 	}
 	if err := h3.Release(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A connection listener that blocks (one that releases a lock while the
+// connection is down, say) does not delay a hold's loss signal: holds watch
+// the connection at each transition, not through the listeners' queue.
+func TestBlockedListenerDoesNotDelayTheLossSignal(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
+	ctx := ctxT(t)
+	unblock := make(chan struct{})
+	defer close(unblock)
+	heard := make(chan struct{}, 1)
+	if _, err := c.AddConnectionStateListener(func(listener.ConnectionState) {
+		select {
+		case heard <- struct{}{}:
+		default:
+		}
+		<-unblock
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := locks.NewMutex(c, "/lock")
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.DropAll() // Suspended: under the Standard policy the hold is lost
+	<-heard         // the listener is now stuck on the first state
+	select {
+	case <-h.Lost():
+	case <-ctx.Done():
+		t.Fatal("a blocked listener held up the hold's loss signal")
+	}
+	if err := h.Release(ctx); !isLost(err) {
+		t.Fatalf("release: %v", err)
 	}
 }
