@@ -96,6 +96,13 @@ func WithContainerParents() CreateOption { return func(o *createOpts) { o.parent
 // for an empty node. If ctx ends before the server answers and the create
 // turns out to have succeeded, the node is deleted in the background, so that
 // nothing is left behind.
+//
+// As in Curator, a create whose reply the connection lost is sent again:
+// without WithProtection a sequential create may then leave a second node,
+// and any other create report ErrNodeExists for the node it made. Undoing a
+// cancelled create deletes a node without a unique name only at version 0,
+// which cannot tell it from a node another client made at the same path
+// after someone deleted ours; use WithProtection where that matters.
 func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...CreateOption) (string, error) {
 	var o createOpts
 	o.apply(opts)

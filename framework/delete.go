@@ -61,6 +61,14 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 	}
 	if err != nil && o.guaranteed && (retry.IsRetryable(err) || ctx.Err() != nil) {
 		c.janitor.add("guaranteed delete", full, func(ctx context.Context) error {
+			if o.recursive {
+				err := c.do(ctx, "delete", c.cfg.namespace.unfix(full), func(ctx context.Context, conn *zk.Conn) error {
+					return c.deleteChildren(ctx, conn, full)
+				})
+				if err != nil {
+					return err
+				}
+			}
 			return c.deleteRaw(ctx, full, o.version)
 		})
 	}

@@ -53,24 +53,31 @@ func TestDeleteVersionAndChildren(t *testing.T) {
 }
 
 // A guaranteed delete that fails because the server cannot be reached is
-// finished in the background once it can.
+// finished in the background once it can, children first if it was asked
+// to delete them.
 func TestGuaranteedDeleteSurvivesDroppedConnection(t *testing.T) {
 	proxy := recipestest.StartProxy(t, server.Addr())
 	ns := recipestest.Namespace(t)
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithRetryPolicy(retry.RetryNTimes(0, 0)),
 		framework.WithConnectionTimeout(500*time.Millisecond), framework.WithSessionTimeout(10*time.Second))
 	ctx := ctxT(t)
-	if _, err := c.Create(ctx, "/g", nil); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{"/g", "/tree/a/b"} {
+		if _, err := c.Create(ctx, p, nil, framework.WithParents()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	proxy.Blackhole(true)
 	proxy.DropAll()
 	if err := c.Delete(ctx, "/g", framework.Guaranteed()); !errors.Is(err, framework.ErrConnectionLoss) {
 		t.Fatalf("Delete while cut off: %v, want ErrConnectionLoss", err)
 	}
+	if err := c.Delete(ctx, "/tree", framework.Guaranteed(), framework.WithChildren()); !errors.Is(err, framework.ErrConnectionLoss) {
+		t.Fatalf("Delete of a tree while cut off: %v, want ErrConnectionLoss", err)
+	}
 	proxy.Blackhole(false)
-	// The background delete runs once the client is back.
+	// The background deletes run once the client is back.
 	waitGone(t, c, "/g")
+	waitGone(t, c, "/tree")
 }
 
 func TestWatchesFireOnce(t *testing.T) {
