@@ -46,6 +46,8 @@ func TestServerRestartWhileWaiting(t *testing.T) {
 			if err != nil {
 				return err
 			}
+			// The restart came before the listing that found it
+			// holding: the hold is not lost.
 			return h.Release(gctx)
 		})
 	}
@@ -248,5 +250,30 @@ func TestLostDeleteReplyReleasesCleanly(t *testing.T) {
 	}
 	if ok, _, err := c.Exists(ctx, h.Path()); ok || err != nil {
 		t.Fatalf("lock node after release: exists %v, %v", ok, err)
+	}
+}
+
+// The connection drops while the listing that decides the lock is in
+// flight: the listing is sent again after the flap and finds the lock held.
+// The hold is not lost: a listing sent after the flap shows its node, so
+// its session survived.
+func TestFlapDuringTheDecidingListingIsNoLoss(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/lock", nil); err != nil { // so that the first create and listing succeed
+		t.Fatal(err)
+	}
+	m, _ := locks.NewMutex(c, "/lock")
+	proxy.DropAfter(zkwire.OpGetChildren2)
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Err(); err != nil {
+		t.Fatalf("a hold found by a listing sent after the flap: %v", err)
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

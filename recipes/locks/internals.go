@@ -133,6 +133,14 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 			return false, 0, err
 		}
 		if res.Held {
+			if conn.mark() != mark {
+				// An error state came while the deciding listing was
+				// under way (a retried listing can even be sent after
+				// it): the hold would start lost. A listing sent after
+				// it decides instead; our node in it proves the
+				// session survived.
+				continue
+			}
 			return true, mark, nil
 		}
 		if try {

@@ -263,6 +263,9 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		}
 		first = nil
 		if len(l.children) <= max {
+			if conn.mark() != mark {
+				continue // see LockInternals.wait: list again after the error state
+			}
 			return true, mark, waited, nil
 		}
 		var err error
