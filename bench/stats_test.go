@@ -5,17 +5,10 @@ import "testing"
 // A ratio to the floor pairs rounds: one disturbed round does not move it,
 // where the ratio of the totals would.
 func TestPairWithFloor(t *testing.T) {
-	rounds := func(impl string, rates ...float64) result {
-		var r result
-		for _, rate := range rates {
-			r = merge(r, result{Impl: impl, Cycles: int64(rate), Seconds: 1, CyclesPerSec: rate})
-		}
-		return r
-	}
 	rs := []result{
-		rounds("gocurator", 95, 190, 200),
-		rounds("floor", 100, 200, 400),
-		rounds("short", 50, 100), // a round missing: no ratio
+		roundsOf("gocurator", 95, 190, 200),
+		roundsOf("floor", 100, 200, 400),
+		roundsOf("short", 50, 100), // a round missing: no ratio
 	}
 	pairWithFloor(rs)
 	if got := rs[0].FloorRatio; got != 0.95 {
@@ -107,18 +100,11 @@ func TestMedianCI(t *testing.T) {
 
 // gocurator is paired with every implementation that ran every round.
 func TestPairedOver(t *testing.T) {
-	rounds := func(impl string, rates ...float64) result {
-		var r result
-		for _, rate := range rates {
-			r = merge(r, result{Impl: impl, Cycles: int64(rate), Seconds: 1, CyclesPerSec: rate})
-		}
-		return r
-	}
 	rs := []result{
-		rounds("gocurator", 90, 180, 270),
-		rounds("floor", 100, 200, 300),
-		rounds("zk.Lock", 45, 90, 150),
-		rounds("curator", 10, 10),
+		roundsOf("gocurator", 90, 180, 270),
+		roundsOf("floor", 100, 200, 300),
+		roundsOf("zk.Lock", 45, 90, 150),
+		roundsOf("curator", 10, 10),
 	}
 	pairWithFloor(rs)
 	g := rs[0]
@@ -134,4 +120,13 @@ func TestPairedOver(t *testing.T) {
 	if ci := rs[2].FloorRatioCI; len(ci) != 2 || ci[0] != 0.45 || ci[1] != 0.5 {
 		t.Errorf("zk.Lock's interval %v, want [0.45, 0.5]", ci)
 	}
+}
+
+// roundsOf merges one-second rounds at these rates.
+func roundsOf(impl string, rates ...float64) result {
+	var r result
+	for _, rate := range rates {
+		r = merge(r, result{Impl: impl, Cycles: int64(rate), Seconds: 1, CyclesPerSec: rate})
+	}
+	return r
 }

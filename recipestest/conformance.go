@@ -189,16 +189,33 @@ func checkNoHerd(t *testing.T, connect string, drv driver.LockDriver, lockName s
 	owner.Release(ctx, held)
 }
 
-func checkCancel(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
+// contenders starts two participants of drv's lock in a fresh namespace
+// (b's client made with bOpts) and has a take the lock; ctx ends with the
+// check.
+func contenders(t *testing.T, connect string, drv driver.LockDriver, lockName string, bOpts ...framework.Option) (ctx context.Context, a, b *locks.LockInternals, held string) {
+	t.Helper()
 	ns := Namespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	a := engine(t, conformanceClient(t, connect, ns), drv, lockName, 1)
-	b := engine(t, conformanceClient(t, connect, ns), drv, lockName, 1)
+	t.Cleanup(cancel)
+	a = engine(t, conformanceClient(t, connect, ns), drv, lockName, 1)
+	b = engine(t, conformanceClient(t, connect, ns, bOpts...), drv, lockName, 1)
 	held, err := a.Acquire(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, a, b, held
+}
+
+// onlyHolder fails t unless held is the lock's one node.
+func onlyHolder(t *testing.T, ctx context.Context, a *locks.LockInternals, held, after string) {
+	t.Helper()
+	if nodes, err := a.Participants(ctx); err != nil || len(nodes) != 1 || nodes[0] != held {
+		t.Fatalf("after %s: %v %v, want only the holder %s", after, nodes, err, held)
+	}
+}
+
+func checkCancel(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
+	ctx, a, b, held := contenders(t, connect, drv, lockName)
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { _, err := b.Acquire(wctx, false); done <- err }()
@@ -207,10 +224,7 @@ func checkCancel(t *testing.T, connect string, drv driver.LockDriver, lockName s
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled acquire returned %v", err)
 	}
-	nodes, err := a.Participants(ctx)
-	if err != nil || len(nodes) != 1 || nodes[0] != held {
-		t.Fatalf("after a cancelled acquire: %v %v, want only the holder %s", nodes, err, held)
-	}
+	onlyHolder(t, ctx, a, held, "a cancelled acquire")
 	a.Release(ctx, held)
 }
 
@@ -218,16 +232,8 @@ func checkCancel(t *testing.T, connect string, drv driver.LockDriver, lockName s
 // create request has been written, before the server's answer: the node
 // the create makes must not stay behind.
 func checkCancelDuringCreate(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
-	ns := Namespace(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	a := engine(t, conformanceClient(t, connect, ns), drv, lockName, 1)
 	spy := &createSpy{}
-	b := engine(t, conformanceClient(t, connect, ns, framework.WithDialer(spy.dialer())), drv, lockName, 1)
-	held, err := a.Acquire(ctx, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, a, b, held := contenders(t, connect, drv, lockName, framework.WithDialer(spy.dialer()))
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	spy.arm(stop)
@@ -235,29 +241,17 @@ func checkCancelDuringCreate(t *testing.T, connect string, drv driver.LockDriver
 		t.Fatalf("acquire cancelled during its create returned %v", err)
 	}
 	waitNodes(t, ctx, a, 1) // the undo may finish after Acquire returns
-	if nodes, err := a.Participants(ctx); err != nil || len(nodes) != 1 || nodes[0] != held {
-		t.Fatalf("after an acquire cancelled during its create: %v %v, want only the holder %s", nodes, err, held)
-	}
+	onlyHolder(t, ctx, a, held, "an acquire cancelled during its create")
 	a.Release(ctx, held)
 }
 
 // checkTry: a try that finds the lock held says ErrBusy and leaves no node.
 func checkTry(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
-	ns := Namespace(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	a := engine(t, conformanceClient(t, connect, ns), drv, lockName, 1)
-	b := engine(t, conformanceClient(t, connect, ns), drv, lockName, 1)
-	held, err := a.Acquire(ctx, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, a, b, held := contenders(t, connect, drv, lockName)
 	if _, err := b.Acquire(ctx, true); !errors.Is(err, locks.ErrBusy) {
 		t.Fatalf("try on a held lock: %v, want ErrBusy", err)
 	}
-	if nodes, err := a.Participants(ctx); err != nil || len(nodes) != 1 || nodes[0] != held {
-		t.Fatalf("after a try: %v %v, want only the holder %s", nodes, err, held)
-	}
+	onlyHolder(t, ctx, a, held, "a try")
 	if err := a.Release(ctx, held); err != nil {
 		t.Fatal(err)
 	}
