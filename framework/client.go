@@ -45,6 +45,10 @@ type Client struct {
 	wg       sync.WaitGroup // goroutines of abandoned calls and of the auth step
 	nsMade   atomic.Bool    // the namespace's root exists (see ensureNamespace)
 	watchers stateWatchers  // see WatchConnectionState
+	recv     recvLoop       // whether go-zookeeper's receive loop runs
+	// replyReaders counts calls in flight that go-zookeeper lets read their
+	// reply after Close (see readsReplyAfterClose).
+	replyReaders int
 }
 
 // New returns an unstarted Client for connectString, a comma-separated list of
@@ -160,6 +164,11 @@ func (c *Client) authenticate(conn *zk.Conn) {
 // Close closes the session (its ephemeral nodes go at once), stops every
 // goroutine the client started and waits for them. Pending guaranteed deletes
 // are abandoned. Close is idempotent.
+//
+// With a container or TTL create in flight, Close first drops the connection
+// and ends the session over one of its own (see replyguard.go); it may then
+// take up to a second longer, as go-zookeeper waits for a close request that
+// can no longer be sent.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -169,6 +178,7 @@ func (c *Client) Close() error {
 	c.closed = true
 	c.stopBg()
 	started := c.started
+	quiesce, hs := c.replyReaders > 0, c.session
 	c.mu.Unlock()
 	c.sm.close()
 	if !started {
@@ -176,6 +186,9 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.janitor.stop()
+	if quiesce {
+		c.quiesce(hs)
+	}
 	c.conn.Close()
 	c.dropConnections() // unblocks a handshake stuck on a silent server
 	for range c.events {
@@ -306,6 +319,7 @@ func (c *Client) onEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
 		return
 	}
+	c.recv.onState(ev.State)
 	c.log.Debug("zookeeper session event", "state", ev.State.String(), "server", ev.Server)
 	c.sm.onEvent(ev.State)
 }
@@ -411,7 +425,9 @@ func (c *Client) endSession(id int64) {
 	go func() {
 		defer c.wg.Done()
 		c.log.Warn("ending a session reported lost that came back", "session", fmt.Sprintf("%#x", id))
-		if err := c.closeSession(hs); err != nil && !c.isClosed() {
+		ctx, cancel := context.WithTimeout(c.closing, c.cfg.connectionTimeout)
+		defer cancel()
+		if err := c.closeSession(ctx, hs); err != nil && !c.isClosed() {
 			c.log.Warn("ending a session reported lost failed; reconnecting", "session", fmt.Sprintf("%#x", id), "err", err)
 			c.dropConnections()
 		}
@@ -419,15 +435,13 @@ func (c *Client) endSession(id int64) {
 }
 
 // closeSession closes the session of hs through the server it was made on.
-func (c *Client) closeSession(hs handshake) error {
-	ctx, cancel := context.WithTimeout(c.closing, c.cfg.connectionTimeout)
-	defer cancel()
+func (c *Client) closeSession(ctx context.Context, hs handshake) error {
 	var nc net.Conn
 	var err error
 	if d := c.cfg.dialer; d != nil {
 		nc, err = d("tcp", hs.addr, c.cfg.connectionTimeout) // a zk.Dialer takes no context
 	} else {
-		nc, err = new(net.Dialer).DialContext(ctx, "tcp", hs.addr) // Close need not wait for it
+		nc, err = new(net.Dialer).DialContext(ctx, "tcp", hs.addr)
 	}
 	if err != nil {
 		return err

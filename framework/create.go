@@ -196,9 +196,15 @@ func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data
 		var err error
 		switch {
 		case o.mode == Container:
-			p, err = conn.CreateContainer(full, data, int32(o.mode), acl)
+			err = c.readsReplyAfterClose(func() (err error) {
+				p, err = conn.CreateContainer(full, data, int32(o.mode), acl)
+				return err
+			})
 		case o.mode.isTTL():
-			p, err = conn.CreateTTL(full, data, int32(o.mode), acl, o.ttl)
+			err = c.readsReplyAfterClose(func() (err error) {
+				p, err = conn.CreateTTL(full, data, int32(o.mode), acl, o.ttl)
+				return err
+			})
 		default:
 			p, err = conn.Create(full, data, int32(o.mode), acl)
 		}
@@ -249,7 +255,10 @@ func (c *Client) mkdirs(ctx context.Context, conn *zk.Conn, full string, mode pa
 		return c.call(ctx, func() error {
 			var err error
 			if mode == containerParents {
-				_, err = conn.CreateContainer(full, []byte{}, zk.FlagContainer, acl)
+				err = c.readsReplyAfterClose(func() error {
+					_, err := conn.CreateContainer(full, []byte{}, zk.FlagContainer, acl)
+					return err
+				})
 			} else {
 				_, err = conn.Create(full, []byte{}, zk.FlagPersistent, acl)
 			}
