@@ -20,7 +20,7 @@ type Watch struct {
 type WatchEvent struct {
 	Type zk.EventType // zk.EventNodeCreated, ...Deleted, ...DataChanged, ...ChildrenChanged or zk.EventNotWatching
 	Path string       // as the caller names it, without the namespace
-	Err  error        // set with zk.EventNotWatching
+	Err  error        // with zk.EventNotWatching: an *OpError whose Kind is ErrSessionExpired or ErrClosed
 }
 
 // C returns the channel the event arrives on, for use in a select; pass what
@@ -29,7 +29,8 @@ func (w Watch) C() <-chan zk.Event { return w.ch }
 
 // Event translates a raw event from C.
 func (w Watch) Event(ev zk.Event) WatchEvent {
-	return WatchEvent{Type: ev.Type, Path: w.ns.unfix(ev.Path), Err: ev.Err}
+	path := w.ns.unfix(ev.Path)
+	return WatchEvent{Type: ev.Type, Path: path, Err: opErr("watch", path, ev.Err)}
 }
 
 // Wait waits for the event or for ctx.
@@ -37,7 +38,7 @@ func (w Watch) Wait(ctx context.Context) (WatchEvent, error) {
 	select {
 	case ev, ok := <-w.ch:
 		if !ok {
-			return WatchEvent{Type: zk.EventNotWatching, Err: ErrClosed}, nil
+			return WatchEvent{Type: zk.EventNotWatching, Err: opErr("watch", "", ErrClosed)}, nil
 		}
 		return w.Event(ev), nil
 	case <-ctx.Done():

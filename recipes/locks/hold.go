@@ -230,9 +230,13 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 			h.endRevoke()
 		}
 		select {
-		case ev := <-w.C():
-			if ev.Type == zk.EventNotWatching { // the session expired or the client closed
-				h.markLost(fmt.Errorf("%w: %w", ErrLockLost, framework.ErrSessionExpired))
+		case raw := <-w.C():
+			if ev := w.Event(raw); ev.Type == zk.EventNotWatching { // the session expired or the client closed
+				why := ev.Err
+				if why == nil {
+					why = framework.ErrSessionExpired
+				}
+				h.markLost(fmt.Errorf("%w: %w", ErrLockLost, why))
 				return
 			}
 		case <-ctx.Done():

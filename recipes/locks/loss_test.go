@@ -51,6 +51,31 @@ func TestSessionExpiryLosesTheHold(t *testing.T) {
 	}
 }
 
+// Closing the client loses its holds, and says so: the error is ErrClosed,
+// not an expired session, and the node went with the session.
+func TestClientCloseLosesTheHold(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	m, _ := locks.NewMutex(c, "/lock")
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := h.Lost()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-lost
+	if err := h.Err(); !isLost(err) || !errors.Is(err, framework.ErrClosed) || errors.Is(err, framework.ErrSessionExpired) {
+		t.Fatalf("Err after Close: %v; want ErrLockLost and ErrClosed", err)
+	}
+	if ok, _, err := observer.Exists(ctx, h.Path()); ok || err != nil {
+		t.Fatalf("the node after Close: exists %v (%v)", ok, err)
+	}
+}
+
 // A hold whose node an administrator deletes is lost, and its fence no
 // longer lets a transaction through; a later hold has a larger token.
 func TestFencing(t *testing.T) {
