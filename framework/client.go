@@ -166,9 +166,10 @@ func (c *Client) authenticate(conn *zk.Conn) {
 // are abandoned. Close is idempotent.
 //
 // With a container or TTL create in flight, Close first drops the connection
-// and ends the session over one of its own (see replyguard.go); it may then
-// take up to a second longer, as go-zookeeper waits for a close request that
-// can no longer be sent.
+// and ends the session over one of its own (see replyguard.go); against a
+// server that does not answer it may then take up to two seconds longer:
+// one for closing the session, one for go-zookeeper's wait for a close
+// request that can no longer be sent.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -178,7 +179,7 @@ func (c *Client) Close() error {
 	c.closed = true
 	c.stopBg()
 	started := c.started
-	quiesce, hs := c.replyReaders > 0, c.session
+	quiesce := c.replyReaders > 0
 	c.mu.Unlock()
 	c.sm.close()
 	if !started {
@@ -187,7 +188,7 @@ func (c *Client) Close() error {
 	}
 	c.janitor.stop()
 	if quiesce {
-		c.quiesce(hs)
+		c.quiesce()
 	}
 	c.conn.Close()
 	c.dropConnections() // unblocks a handshake stuck on a silent server

@@ -11,7 +11,8 @@ import (
 
 // go-zookeeper v1.0.4's CreateContainer and CreateTTL read their reply even
 // when Close cut them short, while its receive loop may still be decoding
-// that reply: a data race (its other calls return without the reply then).
+// that reply: a data race (the other calls the client makes return without
+// the reply then; Reconfig, which it does not make, reads it too).
 // The receive loop ends before go-zookeeper answers the calls it had sent
 // with ErrConnectionClosed, so Close, when such a call is in flight, first
 // takes the transport away and waits for the receive loop to end, and only
@@ -39,31 +40,46 @@ func (c *Client) readsReplyAfterClose(f func() error) error {
 }
 
 // quiesce ends go-zookeeper's receive loop before Close closes its
-// connection, then closes the session hs. Close has set closed, so the
-// dialer refuses the reconnect. Each wait is bounded by the connection
-// timeout; the session, if it cannot be closed, expires on its own.
-func (c *Client) quiesce(hs handshake) {
+// connection, then closes the session. Close has set closed, so the dialer
+// refuses the reconnect. The wait for the loop is bounded by the connection
+// timeout (past it the race is possible again, and a warning says so); the
+// close of the session by closeSessionGrace, as go-zookeeper bounds its own
+// close request: a session that cannot be closed expires on its own.
+func (c *Client) quiesce() {
 	c.dropConnections()
 	t := time.NewTimer(c.cfg.connectionTimeout)
 	defer t.Stop()
 	select {
 	case <-c.recv.ended():
 	case <-t.C:
-		c.log.Warn("receive loop did not end after the connection was dropped")
+		c.log.Warn("receive loop did not end after the connection was dropped; a late reply may race with Close")
 	}
+	// Read only now: a handshake under way when Close began may have given
+	// a new session (after an expiry, or on another server), and no
+	// handshake can follow the end of the loop.
+	c.mu.Lock()
+	hs := c.session
+	c.mu.Unlock()
 	if hs.id == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.connectionTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), closeSessionGrace)
 	defer cancel()
 	if err := c.closeSession(ctx, hs); err != nil {
 		c.log.Warn("closing the session failed; it will expire", "session", fmt.Sprintf("%#x", hs.id), "err", err)
 	}
 }
 
-// recvLoop follows, from go-zookeeper's state events, whether its receive
-// loop runs: from StateHasSession, after which it starts, to the next
-// StateDisconnected, which go-zookeeper sets only once it has ended.
+// closeSessionGrace bounds quiesce's close of the session, as go-zookeeper
+// waits a second for the answer to its own close request.
+const closeSessionGrace = time.Second
+
+// recvLoop follows, from go-zookeeper's state events, whether a connection
+// of go-zookeeper's is in use: from StateConnected, set once a dial
+// succeeded and before the handshake, to the next StateDisconnected, which
+// go-zookeeper sets only once the handshake failed or its receive loop
+// ended. Tracking from the dial covers a handshake under way, which may yet
+// give a session.
 type recvLoop struct {
 	mu   sync.Mutex
 	live bool
@@ -75,7 +91,7 @@ func (r *recvLoop) onState(s zk.State) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case s == zk.StateHasSession && !r.live:
+	case s == zk.StateConnected && !r.live:
 		r.live, r.done = true, make(chan struct{})
 	case s == zk.StateDisconnected && r.live:
 		r.live = false
