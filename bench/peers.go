@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"time"
 )
 
 // peer is an implementation in another language, run as a process that
@@ -50,18 +52,17 @@ func runCurator(e env, workload string, herdSizes []string) []result {
 	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join(peerDir(), "CuratorBench.java")).CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("javac: %v: %s", err, out))
 	}
-	java := func(args ...string) []result {
+	java := func(name string, args ...string) []result { // name: the workload, as an error reports it
 		warmup := "-Dbench.warmupMs=" + strconv.FormatInt(e.peerWarmup.Milliseconds(), 10)
-		cmd := exec.Command("java", append([]string{"-Xss512k", warmup, "-cp", classes + ":" + curatorJar, "CuratorBench", e.addr}, args...)...)
-		return peerResults("curator", workload, cmd)
+		return peerResults(e, "curator", name, "java", append([]string{"-Xss512k", warmup, "-cp", classes + ":" + curatorJar, "CuratorBench", e.addr}, args...)...)
 	}
 	ms := strconv.FormatInt(e.duration.Milliseconds(), 10)
 	if workload != "herd" {
-		return java(workload, ms)
+		return java(workload, workload, ms)
 	}
 	var rs []result
 	for _, n := range herdSizes {
-		rs = append(rs, java("herd", ms, n)...)
+		rs = append(rs, java("herd-"+n, "herd", ms, n)...)
 	}
 	return rs
 }
@@ -77,20 +78,34 @@ func runKazoo(e env, workload string, herdSizes []string) []result {
 	script := filepath.Join(peerDir(), "kazoo_bench.py")
 	ms := strconv.FormatInt(e.duration.Milliseconds(), 10)
 	if workload != "herd" {
-		return peerResults("kazoo", workload, exec.Command(debianPython, script, e.addr, workload, ms))
+		return peerResults(e, "kazoo", workload, debianPython, script, e.addr, workload, ms)
 	}
 	var rs []result
 	for _, n := range herdSizes {
-		rs = append(rs, peerResults("kazoo", workload, exec.Command(debianPython, script, e.addr, "herd", ms, n))...)
+		rs = append(rs, peerResults(e, "kazoo", "herd-"+n, debianPython, script, e.addr, "herd", ms, n)...)
 	}
 	return rs
 }
 
-// peerResults runs a peer and decodes its JSON lines.
-func peerResults(name, workload string, cmd *exec.Cmd) []result {
+// peerSlack is how much longer than its measured duration and warm-up a
+// peer process may run (start-up, set-up, a herd's drains) before it is
+// killed and reported as timed out: Kazoo's herd of 1000 sessions once
+// never finished setting up on a slow machine, and held the whole run.
+const peerSlack = 5 * time.Minute
+
+// peerResults runs a peer, within its time limit, and decodes its JSON
+// lines.
+func peerResults(e env, name, workload, prog string, args ...string) []result {
+	limit := e.duration + e.peerWarmup + peerSlack
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("killed after %v, the peer's time limit: %w", limit, err)
+	}
 	var rs []result
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
