@@ -239,11 +239,7 @@ func TestLostDeleteReplyReleasesCleanly(t *testing.T) {
 	proxy := recipestest.StartProxy(t, server.Addr())
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)), framework.WithErrorPolicy(listener.SessionErrorPolicy{}))
 	ctx := ctxT(t)
-	m, _ := locks.NewMutex(c, "/lock")
-	h, err := m.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := holdLock(ctx, t, c)
 	proxy.DropAfter(zkwire.OpDelete)
 	if err := h.Release(ctx); err != nil {
 		t.Fatalf("release across a lost reply: %v", err)

@@ -55,6 +55,17 @@ func (c *atomicCounter) add() { c.n.Add(1) }
 
 func isLost(err error) bool { return errors.Is(err, locks.ErrLockLost) }
 
+// holdLock acquires the mutex at /lock on c, or fails the test.
+func holdLock(ctx context.Context, t testing.TB, c *framework.Client) *locks.Hold {
+	t.Helper()
+	m, _ := locks.NewMutex(c, "/lock")
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // acquireRetrying acquires, trying again after errors a failover causes
 // (the retry policy can run out while the ensemble elects a leader).
 func acquireRetrying(ctx context.Context, m *locks.Mutex) (*locks.Hold, error) {

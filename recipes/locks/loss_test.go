@@ -58,11 +58,7 @@ func TestClientCloseLosesTheHold(t *testing.T) {
 	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	ctx := ctxT(t)
-	m, _ := locks.NewMutex(c, "/lock")
-	h, err := m.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := holdLock(ctx, t, c)
 	lost := h.Lost()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
@@ -276,11 +272,7 @@ func TestSuspendedConnectionAndErrorPolicies(t *testing.T) {
 			proxy := recipestest.StartProxy(t, server.Addr())
 			c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)), framework.WithErrorPolicy(tc.policy))
 			ctx := ctxT(t)
-			m, _ := locks.NewMutex(c, "/lock")
-			h, err := m.Acquire(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			h := holdLock(ctx, t, c)
 			lost := h.Lost()
 			_, changed := c.StateChanged()
 			proxy.DropAll()
@@ -373,11 +365,7 @@ func TestBlockedListenerDoesNotDelayTheLossSignal(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	m, _ := locks.NewMutex(c, "/lock")
-	h, err := m.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := holdLock(ctx, t, c)
 	proxy.DropAll() // Suspended: under the Standard policy the hold is lost
 	<-heard         // the listener is now stuck on the first state
 	select {
