@@ -86,7 +86,11 @@ func run(e env, o options) error {
 	}
 	connect, only := o.connect, o.only
 	if connect == "" {
-		var opts []recipestest.Option
+		// Every client asks for 10 s sessions; the server grants them
+		// (at the tests' tickTime of 200 ms it would clamp them to 4 s,
+		// which a peer with a thousand sessions in one CPython process
+		// could not keep alive).
+		opts := []recipestest.Option{recipestest.WithSessionTimeouts(400*time.Millisecond, time.Minute)}
 		if !o.testServer {
 			opts = append(opts, recipestest.WithStockSettings())
 		}

@@ -8,10 +8,12 @@ acquires here time out after 10 s and such a run is reported, not hidden.
 """
 import json
 import logging
+import os
 import socket
 import sys
 import threading
 import time
+import traceback
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import LockTimeout
@@ -167,4 +169,12 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BaseException:
+        # Kazoo's connection threads keep the process alive after the main
+        # thread fails (a client that did not connect in time, say): exit
+        # now, so that the harness reports the error instead of waiting.
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
