@@ -107,6 +107,9 @@ func TestWatchesFireOnce(t *testing.T) {
 	if _, open := <-dw.C(); open {
 		t.Fatal("data watch delivered a second event")
 	}
+	if ev, err := dw.Wait(ctx); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Fatalf("Wait on a watch that fired: %+v %v, want ErrInvalidArg", ev, err)
+	}
 	// An abandoned watch blocks nothing: set one and never read it.
 	if _, _, _, err := c.GetW(ctx, "/w"); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -33,12 +34,13 @@ func (w Watch) Event(ev zk.Event) WatchEvent {
 	return WatchEvent{Type: ev.Type, Path: path, Err: opErr("watch", path, ev.Err)}
 }
 
-// Wait waits for the event or for ctx.
+// Wait waits for the event or for ctx. A watch whose event was already
+// taken (by Wait or from C) is ErrInvalidArg.
 func (w Watch) Wait(ctx context.Context) (WatchEvent, error) {
 	select {
 	case ev, ok := <-w.ch:
-		if !ok {
-			return WatchEvent{Type: zk.EventNotWatching, Err: opErr("watch", "", ErrClosed)}, nil
+		if !ok { // go-zookeeper closes the channel only after its one event
+			return WatchEvent{}, opErr("watch", "", fmt.Errorf("%w: the watch's event was already taken", ErrInvalidArg))
 		}
 		return w.Event(ev), nil
 	case <-ctx.Done():
