@@ -232,11 +232,7 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 		select {
 		case raw := <-w.C():
 			if ev := w.Event(raw); ev.Type == zk.EventNotWatching { // the session expired or the client closed
-				why := ev.Err
-				if why == nil {
-					why = framework.ErrSessionExpired
-				}
-				h.markLost(fmt.Errorf("%w: %w", ErrLockLost, why))
+				h.markLost(fmt.Errorf("%w: %w", ErrLockLost, ev.Err))
 				return
 			}
 		case <-ctx.Done():
