@@ -199,6 +199,10 @@ func (c *Client) Close() error {
 	return nil
 }
 
+// Done returns a channel that is closed once Close has begun: the client's
+// session, and every ephemeral node it made, is then ending.
+func (c *Client) Done() <-chan struct{} { return c.closing.Done() }
+
 // State returns the current connection state; 0 before the first session.
 func (c *Client) State() listener.ConnectionState {
 	s, _ := c.sm.current()

@@ -266,7 +266,17 @@ func TestClosedAndUnstartedClientsFailClearly(t *testing.T) {
 	}
 	c.Start()
 	c.BlockUntilConnected(ctx)
+	select {
+	case <-c.Done():
+		t.Fatal("Done closed before Close")
+	default:
+	}
 	c.Close()
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Done still open after Close")
+	}
 	if _, _, err := c.Get(ctx, "/x"); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("after Close: %v, want ErrClosed", err)
 	}

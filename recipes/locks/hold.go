@@ -30,7 +30,8 @@ type Hold struct {
 	onRelease func()                                       // tells the lock the hold is gone; may be nil
 	revoke    func()                                       // called when someone asks the holder to release; may be nil
 
-	unlisten func() // removes the connection-state listener
+	unlisten func()          // removes the connection-state listener
+	closing  <-chan struct{} // the client's Done: closed once its Close begins
 
 	mu       sync.Mutex
 	count    int           // acquisitions not yet released (re-entries)
@@ -46,7 +47,7 @@ type Hold struct {
 // connection watch of its acquire: mark is conn's count from just before the
 // listing that found the node holding (see connWatch).
 func newHold(client *framework.Client, path string, release func(context.Context, string) error, onRelease, revoke func(), conn *connWatch, mark int) *Hold {
-	h := &Hold{client: client, path: path, release: release, onRelease: onRelease, revoke: revoke, count: 1, unlisten: conn.stop}
+	h := &Hold{client: client, path: path, release: release, onRelease: onRelease, revoke: revoke, count: 1, unlisten: conn.stop, closing: client.Done()}
 	// Every transition reaches the watch's listener, however short the
 	// flap, and a listener costs no request: the connection is always
 	// watched.
@@ -68,8 +69,9 @@ func (h *Hold) Lost() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.lost == nil {
+		err := h.lossLocked() // before the channel exists: nothing to close yet
 		h.lost = make(chan struct{})
-		if h.lostErr != nil {
+		if err != nil {
 			close(h.lost)
 			return h.lost
 		}
@@ -89,6 +91,21 @@ func (h *Hold) Lost() <-chan struct{} {
 func (h *Hold) Err() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.lossLocked()
+}
+
+// lossLocked returns why the hold was lost, or nil. A hold whose client has
+// begun to close is lost (its session, and so its node, is ending) even if
+// nothing watched for it: no connection state reports a Close, and the
+// node's watch exists only once Lost was called. Callers hold h.mu.
+func (h *Hold) lossLocked() error {
+	if h.lostErr == nil && !h.released {
+		select {
+		case <-h.closing:
+			h.setLostLocked(fmt.Errorf("%w: %w", ErrLockLost, framework.ErrClosed))
+		default:
+		}
+	}
 	return h.lostErr
 }
 
@@ -126,8 +143,8 @@ func (h *Hold) Release(ctx context.Context) error {
 		h.mu.Unlock()
 		return nil
 	}
+	lost := h.lossLocked()
 	h.released = true // from here on the hold is not marked lost
-	lost := h.lostErr
 	stop, stopped := h.stop, h.stopped
 	if h.revoking {
 		// Called from the revocation callback (or beside it), which runs on
@@ -172,7 +189,7 @@ func (h *Hold) reenter() (bool, error) {
 	switch {
 	case h.released:
 		return false, nil
-	case h.lostErr != nil:
+	case h.lossLocked() != nil:
 		return true, h.lostErr
 	}
 	h.count++
@@ -183,7 +200,7 @@ func (h *Hold) reenter() (bool, error) {
 func (h *Hold) isCurrent() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return !h.released && h.lostErr == nil
+	return !h.released && h.lossLocked() == nil
 }
 
 // beginRevoke marks the monitor as running the revocation callback, unless
@@ -251,9 +268,15 @@ func (h *Hold) markLost(err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.lostErr == nil && !h.released {
-		h.lostErr = err
-		if h.lost != nil {
-			close(h.lost)
-		}
+		h.setLostLocked(err)
+	}
+}
+
+// setLostLocked records the loss and closes Lost's channel. Callers hold
+// h.mu and have checked that the hold is neither lost nor released.
+func (h *Hold) setLostLocked(err error) {
+	h.lostErr = err
+	if h.lost != nil {
+		close(h.lost)
 	}
 }

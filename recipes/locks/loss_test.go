@@ -72,6 +72,44 @@ func TestClientCloseLosesTheHold(t *testing.T) {
 	}
 }
 
+// A hold nobody watched (Lost was never called) is lost too once its client
+// closes: Err says so, the owner cannot re-enter it, the mutex no longer
+// counts it, and Release reports the loss.
+func TestClientCloseLosesAnUnwatchedHold(t *testing.T) {
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)))
+	ctx := ctxT(t)
+	owner := locks.NewOwner()
+	octx := locks.WithOwner(ctx, owner)
+	m, _ := locks.NewMutex(c, "/lock")
+	h, err := m.Acquire(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Err(); err != nil {
+		t.Fatalf("Err while held: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Err(); !isLost(err) || !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("Err after Close: %v; want ErrLockLost and ErrClosed", err)
+	}
+	if m.IsOwnedBy(owner) || m.IsAcquiredInThisProcess() {
+		t.Fatal("the mutex still counts a hold whose client closed")
+	}
+	if h2, err := m.Acquire(octx); !isLost(err) {
+		t.Fatalf("re-entering after Close: %v, %v; want ErrLockLost", h2, err)
+	}
+	select {
+	case <-h.Lost():
+	default:
+		t.Fatal("Lost after Close: not closed")
+	}
+	if err := h.Release(ctx); !isLost(err) {
+		t.Fatalf("Release after Close: %v; want ErrLockLost", err)
+	}
+}
+
 // A hold whose node an administrator deletes is lost, and its fence no
 // longer lets a transaction through; a later hold has a larger token.
 func TestFencing(t *testing.T) {
