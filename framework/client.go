@@ -47,8 +47,10 @@ type Client struct {
 	watchers stateWatchers  // see WatchConnectionState
 	recv     recvLoop       // whether go-zookeeper's receive loop runs
 	// replyReaders counts calls in flight that go-zookeeper lets read their
-	// reply after Close (see readsReplyAfterClose).
+	// reply after Close (see readsReplyAfterClose); readersDone, made by
+	// Close when there are some, is closed when the last one returns.
 	replyReaders int
+	readersDone  chan struct{}
 }
 
 // New returns an unstarted Client for connectString, a comma-separated list of
@@ -179,7 +181,11 @@ func (c *Client) Close() error {
 	c.closed = true
 	c.stopBg()
 	started := c.started
-	quiesce := c.replyReaders > 0
+	var readersDone chan struct{}
+	if c.replyReaders > 0 {
+		c.readersDone = make(chan struct{})
+		readersDone = c.readersDone
+	}
 	c.mu.Unlock()
 	c.sm.close()
 	if !started {
@@ -187,8 +193,8 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.janitor.stop()
-	if quiesce {
-		c.quiesce()
+	if readersDone != nil {
+		c.quiesce(readersDone)
 	}
 	c.conn.Close()
 	c.dropConnections() // unblocks a handshake stuck on a silent server

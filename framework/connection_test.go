@@ -2,15 +2,18 @@ package framework_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
@@ -293,6 +296,126 @@ func TestCloseWithContainerCreateInFlight(t *testing.T) {
 		c.Close()
 		if err := <-done; err != nil && !errors.Is(err, framework.ErrClosed) {
 			t.Fatalf("round %d: container create in flight at Close: %v, want success or ErrClosed", i, err)
+		}
+		if ok, _, err := observer.Exists(ctx, eph); err != nil || ok {
+			t.Fatalf("round %d: ephemeral node after Close: exists=%v err=%v, want gone", i, ok, err)
+		}
+	}
+}
+
+// Close with a container create in flight on a server that answers lets the
+// create finish and closes as usual, over the session's own connection: the
+// path that cuts the create off (a new connection to close the session) is
+// for a silent server. Cutting off here made Close wait a second, now and
+// then, for go-zookeeper's close request, sent when its loop had gone.
+func TestCloseWaitsForAnsweredContainerCreate(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	observer := newClient(t, framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	for i := range 5 {
+		var dials atomic.Int32
+		var armed atomic.Bool
+		gate := make(chan struct{})
+		held := make(chan struct{})
+		dialer := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+			dials.Add(1)
+			nc, err := net.DialTimeout(network, addr, timeout)
+			if err != nil {
+				return nil, err
+			}
+			return &holdConn{Conn: nc, op: zkwire.OpCreateContainer, armed: &armed, held: held, gate: gate}, nil
+		}
+		c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(dialer))
+		eph := fmt.Sprintf("/eph-%d", i)
+		if _, err := c.Create(ctx, eph, nil, framework.WithMode(framework.Ephemeral)); err != nil {
+			t.Fatal(err)
+		}
+		armed.Store(true)
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Create(ctx, fmt.Sprintf("/box-%d", i), nil, framework.WithMode(framework.Container))
+			done <- err
+		}()
+		<-held // the create is in flight, its request held back
+		go func() { <-c.Done(); close(gate) }()
+		c.Close()
+		if err := <-done; err != nil {
+			t.Fatalf("round %d: container create answered during Close: %v, want success", i, err)
+		}
+		if n := dials.Load(); n != 1 {
+			t.Fatalf("round %d: %d connections, want 1 (the session closed over its own)", i, n)
+		}
+		if ok, _, err := observer.Exists(ctx, eph); err != nil || ok {
+			t.Fatalf("round %d: ephemeral node after Close: exists=%v err=%v, want gone", i, ok, err)
+		}
+	}
+}
+
+// holdConn holds back the first request with opcode op written once armed,
+// until gate is closed; held is closed when it does.
+type holdConn struct {
+	net.Conn
+	op    int32
+	armed *atomic.Bool
+	held  chan struct{}
+	gate  <-chan struct{}
+	once  sync.Once
+}
+
+func (h *holdConn) Write(b []byte) (int, error) {
+	if h.armed.Load() && len(b) >= 12 && int32(binary.BigEndian.Uint32(b[8:12])) == h.op {
+		h.once.Do(func() {
+			close(h.held)
+			<-h.gate
+		})
+	}
+	return h.Conn.Write(b)
+}
+
+// Close with a container create in flight on a silent server cuts the
+// create off once the reply has not come within a grace: it drops the
+// connection, waits for go-zookeeper's receive loop to end, and closes the
+// session over a connection of its own. The create returns ErrClosed and
+// the session's ephemeral node is gone when Close returns.
+func TestCloseCutsOffContainerCreateOnSilentServer(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	observer := newClient(t, framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	for i := range 2 {
+		var dials atomic.Int32
+		closing := make(chan struct{}) // the dial that closes the session
+		dialer := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+			if dials.Add(1) == 2 {
+				close(closing)
+			}
+			return net.DialTimeout(network, addr, timeout)
+		}
+		c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(dialer))
+		eph := fmt.Sprintf("/eph-%d", i)
+		if _, err := c.Create(ctx, eph, nil, framework.WithMode(framework.Ephemeral)); err != nil {
+			t.Fatal(err)
+		}
+		proxy.Blackhole(true)
+		sent := make(chan struct{})
+		var once sync.Once
+		tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }})
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Create(tctx, fmt.Sprintf("/box-%d", i), nil, framework.WithMode(framework.Container))
+			done <- err
+		}()
+		<-sent
+		closed := make(chan struct{})
+		go func() { c.Close(); close(closed) }()
+		<-closing
+		proxy.Blackhole(false) // lets the session's close through
+		<-closed
+		if err := <-done; !errors.Is(err, framework.ErrClosed) {
+			t.Fatalf("round %d: container create cut off by Close: %v, want ErrClosed", i, err)
+		}
+		if n := dials.Load(); n != 2 {
+			t.Fatalf("round %d: %d connections, want 2 (the session's, and one to close it)", i, n)
 		}
 		if ok, _, err := observer.Exists(ctx, eph); err != nil || ok {
 			t.Fatalf("round %d: ephemeral node after Close: exists=%v err=%v, want gone", i, ok, err)

@@ -13,12 +13,14 @@ import (
 // when Close cut them short, while its receive loop may still be decoding
 // that reply: a data race (the other calls the client makes return without
 // the reply then; Reconfig, which it does not make, reads it too).
-// The receive loop ends before go-zookeeper answers the calls it had sent
-// with ErrConnectionClosed, so Close, when such a call is in flight, first
-// takes the transport away and waits for the receive loop to end, and only
-// then closes go-zookeeper's connection; it ends the session over a
-// connection of its own, as the close request can no longer go out on the
-// session's. See quiesce.
+// So Close, when such a call is in flight, first waits a little for it to
+// return: a server that answers does so within milliseconds, and a call
+// that has returned reads nothing more. A call still out then is cut off:
+// the receive loop ends before go-zookeeper answers the calls it had sent
+// with ErrConnectionClosed, so Close takes the transport away and waits for
+// the receive loop to end, and only then closes go-zookeeper's connection;
+// it ends the session over a connection of its own, as the close request
+// can no longer go out on the session's. See quiesce.
 
 // readsReplyAfterClose runs f, a call to CreateContainer or CreateTTL,
 // counted so that Close knows to quiesce first. It refuses to start once
@@ -34,18 +36,38 @@ func (c *Client) readsReplyAfterClose(f func() error) error {
 	defer func() {
 		c.mu.Lock()
 		c.replyReaders--
+		if c.replyReaders == 0 && c.readersDone != nil {
+			close(c.readersDone)
+		}
 		c.mu.Unlock()
 	}()
 	return f()
 }
 
-// quiesce ends go-zookeeper's receive loop before Close closes its
-// connection, then closes the session. Close has set closed, so the dialer
-// refuses the reconnect. The wait for the loop is bounded by the connection
-// timeout (past it the race is possible again, and a warning says so); the
-// close of the session by closeSessionGrace, as go-zookeeper bounds its own
-// close request: a session that cannot be closed expires on its own.
-func (c *Client) quiesce() {
+// quiesce makes it safe for Close to close go-zookeeper's connection while
+// calls that read their reply after Close are in flight; readersDone is
+// closed when the last of them returns. It waits replyGrace for them: once
+// they have returned, nothing reads a reply Close could cut short, and
+// Close goes on as usual (go-zookeeper then closes the session over its own
+// connection). Calls still out then, on a silent server, are cut off: it
+// ends go-zookeeper's receive loop before Close closes its connection, then
+// closes the session. Close has set closed, so the dialer refuses the
+// reconnect. The wait for the loop is bounded by the connection timeout
+// (past it the race is possible again, and a warning says so); the close of
+// the session by closeSessionGrace, as go-zookeeper bounds its own close
+// request: a session that cannot be closed expires on its own.
+//
+// Cutting off is kept for the silent server: with the connection dropped,
+// go-zookeeper's own close request can find its loop gone and wait a
+// second for an answer that cannot come.
+func (c *Client) quiesce(readersDone <-chan struct{}) {
+	grace := time.NewTimer(replyGrace)
+	select {
+	case <-readersDone:
+		grace.Stop()
+		return
+	case <-grace.C:
+	}
 	c.dropConnections()
 	t := time.NewTimer(c.cfg.connectionTimeout)
 	defer t.Stop()
@@ -69,6 +91,10 @@ func (c *Client) quiesce() {
 		c.log.Warn("closing the session failed; it will expire", "session", fmt.Sprintf("%#x", hs.id), "err", err)
 	}
 }
+
+// replyGrace is how long Close waits for calls in flight that read their
+// reply after Close: a server that answers does so within milliseconds.
+const replyGrace = time.Second
 
 // closeSessionGrace bounds quiesce's close of the session, as go-zookeeper
 // waits a second for the answer to its own close request.

@@ -1,7 +1,9 @@
 package locks_test
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -414,4 +416,95 @@ func TestBlockedListenerDoesNotDelayTheLossSignal(t *testing.T) {
 	if err := h.Release(ctx); !isLost(err) {
 		t.Fatalf("release: %v", err)
 	}
+}
+
+// Closing the client ends an acquire that is waiting, on every kind of
+// lock: it returns ErrClosed, and none of the session's nodes stay.
+func TestClientCloseEndsAWaitingAcquire(t *testing.T) {
+	type lockers struct {
+		block locks.Locker                // taken by the other client first
+		wait  func(context.Context) error // the acquire that waits, on c
+		watch participants                // shows the waiter's node
+	}
+	kinds := map[string]func(other, c *framework.Client) lockers{
+		"mutex": func(other, c *framework.Client) lockers {
+			a, _ := locks.NewMutex(other, "/lock")
+			b, _ := locks.NewMutex(c, "/lock")
+			return lockers{a, acquireOf(b), a}
+		},
+		"semaphore": func(other, c *framework.Client) lockers {
+			a, _ := locks.NewSemaphore(other, "/lock", 1)
+			b, _ := locks.NewSemaphore(c, "/lock", 1)
+			return lockers{a, acquireOf(b), a}
+		},
+		"read lock": func(other, c *framework.Client) lockers {
+			a, _ := locks.NewReadWriteLock(other, "/lock")
+			b, _ := locks.NewReadWriteLock(c, "/lock")
+			return lockers{a.WriteLock(), acquireOf(b.ReadLock()), a.ReadLock()}
+		},
+		"write lock": func(other, c *framework.Client) lockers {
+			a, _ := locks.NewReadWriteLock(other, "/lock")
+			b, _ := locks.NewReadWriteLock(c, "/lock")
+			return lockers{a.ReadLock(), acquireOf(b.WriteLock()), a.WriteLock()}
+		},
+		"multi-lock": func(other, c *framework.Client) lockers {
+			a, _ := locks.NewMutex(other, "/lock")
+			s, _ := locks.NewSemaphore(c, "/sem", 1)
+			b, _ := locks.NewMutex(c, "/lock")
+			ml, _ := locks.NewMultiLock(s, b)
+			return lockers{a, func(ctx context.Context) error { _, err := ml.Acquire(ctx); return err }, a}
+		},
+	}
+	for name, build := range kinds {
+		t.Run(name, func(t *testing.T) {
+			ns := recipestest.Namespace(t)
+			other := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			ctx := ctxT(t)
+			l := build(other, c)
+			held, err := l.block.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer held.Release(ctx)
+			session := c.SessionID()
+			got := make(chan error, 1)
+			go func() {
+				got <- l.wait(ctx)
+			}()
+			waitParticipants(t, l.watch, 2)
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-got; !errors.Is(err, framework.ErrClosed) {
+				t.Fatalf("waiting acquire after Close: %v, want ErrClosed", err)
+			}
+			if left := nodesOf(t, other, "/", session); len(left) > 0 {
+				t.Fatalf("nodes of the closed session: %v", left)
+			}
+		})
+	}
+}
+
+// acquireOf returns l's Acquire, its hold dropped.
+func acquireOf(l locks.Locker) func(context.Context) error {
+	return func(ctx context.Context) error { _, err := l.Acquire(ctx); return err }
+}
+
+// nodesOf lists the ephemeral nodes of session under dir, at any depth.
+func nodesOf(t *testing.T, c *framework.Client, dir string, session int64) []string {
+	t.Helper()
+	kids, _, err := c.Children(ctxT(t), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, k := range kids {
+		p := strings.TrimSuffix(dir, "/") + "/" + k
+		if _, st, err := c.Exists(ctxT(t), p); err == nil && st != nil && st.EphemeralOwner == session {
+			out = append(out, p)
+		}
+		out = append(out, nodesOf(t, c, p, session)...)
+	}
+	return out
 }
