@@ -268,38 +268,22 @@ func TestCallInFlightAtCloseIsNotRetried(t *testing.T) {
 
 // Close with a container create in flight, its reply arriving as Close
 // runs: go-zookeeper reads that call's reply even after Close (see
-// replyguard.go), so this is a data race under -race unless Close ends the
-// receive loop first. The session must still end with Close, and the create
-// either succeeds or returns ErrClosed.
+// replyguard.go), so this is a data race under -race unless Close lets the
+// create finish, or ends the receive loop first. The session must still end
+// with Close, and the create either succeeds or returns ErrClosed.
 func TestCloseWithContainerCreateInFlight(t *testing.T) {
 	ns := recipestest.Namespace(t)
 	proxy := recipestest.StartProxy(t, server.Addr())
 	observer := newClient(t, framework.WithNamespace(ns))
-	ctx := ctxT(t)
 	for i := range 20 {
 		c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
-		eph := fmt.Sprintf("/eph-%d", i)
-		if _, err := c.Create(ctx, eph, nil, framework.WithMode(framework.Ephemeral)); err != nil {
-			t.Fatal(err)
-		}
-		proxy.Blackhole(true)
-		sent := make(chan struct{})
-		var once sync.Once
-		tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }})
-		done := make(chan error, 1)
-		go func() {
-			_, err := c.Create(tctx, fmt.Sprintf("/box-%d", i), nil, framework.WithMode(framework.Container))
-			done <- err
-		}()
-		<-sent
+		eph, done := silentContainerCreate(t, c, proxy, i)
 		proxy.Blackhole(false)
 		c.Close()
 		if err := <-done; err != nil && !errors.Is(err, framework.ErrClosed) {
 			t.Fatalf("round %d: container create in flight at Close: %v, want success or ErrClosed", i, err)
 		}
-		if ok, _, err := observer.Exists(ctx, eph); err != nil || ok {
-			t.Fatalf("round %d: ephemeral node after Close: exists=%v err=%v, want gone", i, ok, err)
-		}
+		assertGone(t, observer, eph)
 	}
 }
 
@@ -345,9 +329,7 @@ func TestCloseWaitsForAnsweredContainerCreate(t *testing.T) {
 		if n := dials.Load(); n != 1 {
 			t.Fatalf("round %d: %d connections, want 1 (the session closed over its own)", i, n)
 		}
-		if ok, _, err := observer.Exists(ctx, eph); err != nil || ok {
-			t.Fatalf("round %d: ephemeral node after Close: exists=%v err=%v, want gone", i, ok, err)
-		}
+		assertGone(t, observer, eph)
 	}
 }
 
@@ -381,7 +363,6 @@ func TestCloseCutsOffContainerCreateOnSilentServer(t *testing.T) {
 	ns := recipestest.Namespace(t)
 	proxy := recipestest.StartProxy(t, server.Addr())
 	observer := newClient(t, framework.WithNamespace(ns))
-	ctx := ctxT(t)
 	for i := range 2 {
 		var dials atomic.Int32
 		closing := make(chan struct{}) // the dial that closes the session
@@ -392,20 +373,7 @@ func TestCloseCutsOffContainerCreateOnSilentServer(t *testing.T) {
 			return net.DialTimeout(network, addr, timeout)
 		}
 		c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(dialer))
-		eph := fmt.Sprintf("/eph-%d", i)
-		if _, err := c.Create(ctx, eph, nil, framework.WithMode(framework.Ephemeral)); err != nil {
-			t.Fatal(err)
-		}
-		proxy.Blackhole(true)
-		sent := make(chan struct{})
-		var once sync.Once
-		tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }})
-		done := make(chan error, 1)
-		go func() {
-			_, err := c.Create(tctx, fmt.Sprintf("/box-%d", i), nil, framework.WithMode(framework.Container))
-			done <- err
-		}()
-		<-sent
+		eph, done := silentContainerCreate(t, c, proxy, i)
 		closed := make(chan struct{})
 		go func() { c.Close(); close(closed) }()
 		<-closing
@@ -417,8 +385,38 @@ func TestCloseCutsOffContainerCreateOnSilentServer(t *testing.T) {
 		if n := dials.Load(); n != 2 {
 			t.Fatalf("round %d: %d connections, want 2 (the session's, and one to close it)", i, n)
 		}
-		if ok, _, err := observer.Exists(ctx, eph); err != nil || ok {
-			t.Fatalf("round %d: ephemeral node after Close: exists=%v err=%v, want gone", i, ok, err)
-		}
+		assertGone(t, observer, eph)
+	}
+}
+
+// silentContainerCreate makes the ephemeral node eph on c, silences proxy,
+// and starts a container create on c; it returns once the create's request
+// is written, with the create's result to come on done.
+func silentContainerCreate(t *testing.T, c *framework.Client, proxy *recipestest.Proxy, round int) (eph string, done <-chan error) {
+	t.Helper()
+	ctx := ctxT(t)
+	eph = fmt.Sprintf("/eph-%d", round)
+	if _, err := c.Create(ctx, eph, nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Blackhole(true)
+	sent := make(chan struct{})
+	var once sync.Once
+	tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }})
+	result := make(chan error, 1)
+	go func() {
+		_, err := c.Create(tctx, fmt.Sprintf("/box-%d", round), nil, framework.WithMode(framework.Container))
+		result <- err
+	}()
+	<-sent
+	return eph, result
+}
+
+// assertGone fails the test if path exists: the ephemeral node of a closed
+// session.
+func assertGone(t *testing.T, observer *framework.Client, path string) {
+	t.Helper()
+	if ok, _, err := observer.Exists(ctxT(t), path); err != nil || ok {
+		t.Fatalf("ephemeral node %s after Close: exists=%v err=%v, want gone", path, ok, err)
 	}
 }
