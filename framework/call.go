@@ -11,10 +11,11 @@ import (
 )
 
 // do runs one operation in the retry loop. Each attempt waits (up to the
-// connection timeout) for a connection and then runs fn on it. The error is
-// an *OpError for op and path.
+// connection timeout) for a connection and then runs fn on it. Close ends
+// the loop, its sleeps too; the error is then ErrClosed. The error is an
+// *OpError for op and path.
 func (c *Client) do(ctx context.Context, op, path string, fn func(ctx context.Context, conn *zk.Conn) error) error {
-	err := retry.Do(ctx, c.cfg.retryPolicy, func(ctx context.Context) error {
+	err := retry.DoUntil(ctx, c.closing, c.cfg.retryPolicy, func(ctx context.Context) error {
 		conn, err := c.connected(ctx, c.cfg.connectionTimeout)
 		if err != nil {
 			return err
@@ -22,6 +23,9 @@ func (c *Client) do(ctx context.Context, op, path string, fn func(ctx context.Co
 		c.ensureNamespace(ctx, conn)
 		return c.closedErr(fn(ctx, conn))
 	})
+	if ctx.Err() == nil {
+		err = c.closedErr(err) // the error of the attempt before Close ended the loop
+	}
 	return opErr(op, path, err)
 }
 

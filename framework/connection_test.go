@@ -266,6 +266,38 @@ func TestCallInFlightAtCloseIsNotRetried(t *testing.T) {
 	}
 }
 
+// Close ends a call's retry loop in its sleep: the call returns ErrClosed,
+// not after the policy's hour.
+func TestCloseEndsTheRetrySleep(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	sleeping := make(chan struct{})
+	var once sync.Once
+	policy := retry.PolicyFunc(func(retries int, _ time.Duration) (time.Duration, bool) {
+		once.Do(func() { close(sleeping) })
+		return time.Hour, retries < 3
+	})
+	c, log := startClient(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)),
+		framework.WithConnectionTimeout(200*time.Millisecond), framework.WithRetryPolicy(policy))
+	proxy.Blackhole(true)
+	defer proxy.Blackhole(false)
+	log.waitLast(t, S)
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := c.Get(context.Background(), "/x") // no deadline of its own
+		done <- err
+	}()
+	<-sleeping // an attempt failed (the server is silent), and the loop sleeps
+	c.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, framework.ErrClosed) {
+			t.Fatalf("call whose retry loop slept at Close: %v, want ErrClosed", err)
+		}
+	case <-ctxT(t).Done():
+		t.Fatal("the call slept on after Close")
+	}
+}
+
 // Close with a container create in flight, its reply arriving as Close
 // runs: go-zookeeper reads that call's reply even after Close (see
 // replyguard.go), so this is a data race under -race unless Close lets the

@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // ValidatePath checks path against ZooKeeper's rules (PathUtils.validatePath):
@@ -40,9 +41,14 @@ func ValidatePath(path string, sequential bool) error {
 		}
 		rest = after
 	}
+	if !utf8.ValidString(path) {
+		return bad("path is not valid UTF-8")
+	}
+	// ZooKeeper checks UTF-16 units: a character above U+FFFF is a
+	// surrogate pair, which it refuses like any other surrogate.
 	for _, r := range path {
 		if r <= 0x1f || (r >= 0x7f && r <= 0x9f) ||
-			(r >= 0xd800 && r <= 0xf8ff) || (r >= 0xfff0 && r <= 0xffff) {
+			(r >= 0xd800 && r <= 0xf8ff) || r >= 0xfff0 {
 			return bad(fmt.Sprintf("invalid character %U", r))
 		}
 	}

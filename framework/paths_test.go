@@ -31,6 +31,8 @@ func TestValidatePath(t *testing.T) {
 		{"/a\uf000", false, false},
 		{"/a\ufff5", false, false},
 		{"/a\xff", false, false}, // not UTF-8
+		{"/caf\u00e9/\u4e2d", false, true},
+		{"/smile\U0001F600", false, false}, // a surrogate pair in UTF-16, as the server checks
 	} {
 		err := framework.ValidatePath(tt.path, tt.seq)
 		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, framework.ErrInvalidPath)) {

@@ -104,6 +104,9 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		full := c.cfg.namespace.fix(op.path)
 		switch op.kind {
 		case opCreate:
+			if op.path == "/" {
+				return nil, opErr("txn", op.path, fmt.Errorf("%w: cannot create the root", ErrInvalidPath))
+			}
 			if op.mode != Persistent && op.mode != Ephemeral && op.mode != PersistentSequential && op.mode != EphemeralSequential {
 				return nil, opErr("txn", op.path, fmt.Errorf("%w: create mode %d in a transaction", ErrInvalidArg, op.mode))
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,34 @@ func TestTxnProtectedCreateMakesContainerParents(t *testing.T) {
 	var te *framework.TxnError
 	if !errors.As(err, &te) || te.Index != 0 || !errors.Is(err, framework.ErrNoNode) {
 		t.Fatalf("create under a missing parent: %v, want TxnError at op 0 with ErrNoNode", err)
+	}
+}
+
+// A transaction cannot create the root, as Create cannot: in a namespace a
+// sequential or protected create of "/" would name a node beside the
+// namespace, at the server's root.
+func TestTxnRefusesToCreateTheRoot(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	c := newClient(t, framework.WithNamespace(ns))
+	root := newClientAt(t, server.ConnectString())
+	ctx := ctxT(t)
+	for _, op := range []framework.Op{
+		framework.CreateOp("/", nil, framework.PersistentSequential),
+		framework.CreateOp("/", nil, framework.Persistent, framework.WithProtection()),
+	} {
+		if res, err := c.Txn(ctx, op); !errors.Is(err, framework.ErrInvalidPath) {
+			t.Errorf("a transaction's create of the root: %v, %v; want ErrInvalidPath", res, err)
+		}
+	}
+	kids, _, err := root.Children(ctx, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range kids {
+		if k != ns && strings.HasPrefix(k, ns) || strings.HasSuffix(k, "-"+ns) {
+			t.Errorf("node /%s beside the namespace %q", k, ns)
+			root.Delete(ctx, "/"+k)
+		}
 	}
 }
 

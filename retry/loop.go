@@ -25,6 +25,16 @@ type inLoopKey struct{}
 // After a first attempt that may be retried, the loop is cenkalti/backoff's
 // RetryNotify; the policy plugs in as its BackOff.
 func Do(ctx context.Context, p Policy, op func(ctx context.Context) error) error {
+	return DoUntil(ctx, nil, p, op)
+}
+
+// DoUntil is Do for a loop whose owner can end it: once stop is done, the
+// loop makes no further attempt, a sleep between attempts ends at once, and
+// DoUntil returns the last error of op, which does not wrap stop's error
+// (stop is not the caller's context). op runs under ctx alone. A nil stop
+// is Do. The framework's client passes a context done at Close, so that a
+// call does not sleep out its policy on a closed client.
+func DoUntil(ctx, stop context.Context, p Policy, op func(ctx context.Context) error) error {
 	if ctx.Value(inLoopKey{}) != nil {
 		return op(ctx)
 	}
@@ -33,7 +43,14 @@ func Do(ctx context.Context, p Policy, op func(ctx context.Context) error) error
 	// every call succeeds at once, and this is every request's path.
 	start := time.Now()
 	last := op(inner)
-	if last != nil && retryable(p, last) {
+	if last != nil && retryable(p, last) && (stop == nil || stop.Err() == nil) {
+		sleepCtx := ctx
+		if stop != nil {
+			var cancel context.CancelFunc
+			sleepCtx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(stop, cancel)()
+		}
 		replay := true // the backoff loop starts with the first attempt's error
 		err := backoff.RetryNotify(func() error {
 			if replay { // already judged retryable: ask the policy's filter once per error
@@ -48,7 +65,7 @@ func Do(ctx context.Context, p Policy, op func(ctx context.Context) error) error
 				return backoff.Permanent(last)
 			}
 			return last
-		}, backoff.WithContext(&policyBackOff{policy: p, start: start}, ctx), nil)
+		}, backoff.WithContext(&policyBackOff{policy: p, start: start}, sleepCtx), nil)
 		if err == nil {
 			return nil
 		}

@@ -204,6 +204,43 @@ func TestDoStopsWhenContextEndsDuringSleep(t *testing.T) {
 	}
 }
 
+// Its owner stopping the loop ends a sleep at once, and the last error is
+// returned as it was: the caller's context did not end.
+func TestDoUntilStopsDuringSleep(t *testing.T) {
+	stop, stopLoop := context.WithCancel(context.Background())
+	attempts := 0
+	attempted := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- retry.DoUntil(context.Background(), stop, retry.RetryForever(time.Hour), func(context.Context) error {
+			if attempts++; attempts == 1 {
+				close(attempted)
+			}
+			return zk.ErrConnectionClosed
+		})
+	}()
+	<-attempted
+	stopLoop()
+	err := <-done // an hour's sleep would hang the test here
+	if attempts != 1 || !errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, context.Canceled) {
+		t.Fatalf("attempts=%d err=%v, want 1 attempt and the last error alone", attempts, err)
+	}
+}
+
+// A loop stopped before its first attempt failed makes no other attempt
+// and asks the policy nothing.
+func TestDoUntilStoppedMakesOneAttempt(t *testing.T) {
+	stop, stopLoop := context.WithCancel(context.Background())
+	stopLoop()
+	asked := 0
+	p := retry.PolicyFunc(func(int, time.Duration) (time.Duration, bool) { asked++; return 0, true })
+	op, calls := counter(10, zk.ErrConnectionClosed)
+	err := retry.DoUntil(context.Background(), stop, p, op)
+	if *calls != 1 || asked != 0 || !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("calls=%d asked=%d err=%v, want 1 call, no ask, the op's error", *calls, asked, err)
+	}
+}
+
 func TestDoWithDoneContextStillRunsOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
