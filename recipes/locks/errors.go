@@ -14,8 +14,9 @@ var (
 	// the session was lost, or (under the Standard error policy) the
 	// connection was suspended.
 	ErrLockLost = errors.New("locks: lock lost")
-	// ErrUpgrade is returned when a read-lock holder asks for the write lock,
-	// which would wait on itself for ever.
+	// ErrUpgrade is returned when a read-lock holder (even of a hold lost and
+	// not yet released) asks for the write lock, which would wait on itself
+	// for ever.
 	ErrUpgrade = errors.New("locks: cannot upgrade a read lock to a write lock")
 	// ErrInvalidArg reports bad input: an empty or relative path, maxLeases
 	// or a lease count below 1.

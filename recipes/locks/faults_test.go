@@ -1,8 +1,12 @@
 package locks_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -272,4 +276,76 @@ func TestFlapDuringTheDecidingListingIsNoLoss(t *testing.T) {
 	if err := h.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The same flap on a semaphore's quick path, whose deciding listing (of the
+// leases) follows the transaction that makes the lease: the lease is not
+// lost. The leases directory exists, so the transaction commits at once
+// (without it, the listing misses the lease and is made again anyway).
+func TestSemaphoreFlapDuringTheDecidingListingIsNoLoss(t *testing.T) {
+	for _, kind := range []string{"semaphore", "semaphore mutex"} {
+		t.Run(kind, func(t *testing.T) {
+			var d listingDropper
+			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)), framework.WithDialer(d.dial))
+			ctx := ctxT(t)
+			var l locks.Locker
+			if kind == "semaphore" {
+				l, _ = locks.NewSemaphore(c, "/sem", 2)
+			} else {
+				l, _ = locks.NewSemaphoreMutex(c, "/sem")
+			}
+			if _, err := c.Create(ctx, "/sem/leases", nil, framework.WithContainerParents()); err != nil {
+				t.Fatal(err)
+			}
+			d.arm("/leases")
+			h, err := l.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.fired.Load() {
+				t.Fatal("the connection was not dropped")
+			}
+			if err := h.Err(); err != nil {
+				t.Fatalf("a lease found by a listing sent after the flap: %v", err)
+			}
+			if err := h.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// listingDropper's connections close themselves right after writing the
+// first listing (getChildren2) of a path that contains the armed text: the
+// listing may reach the server, its reply is lost, and the client sees a
+// flap on the same session.
+type listingDropper struct {
+	path  atomic.Pointer[string]
+	fired atomic.Bool
+}
+
+func (d *listingDropper) arm(pathPart string) { d.path.Store(&pathPart) }
+
+func (d *listingDropper) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	nc, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &listingDropConn{Conn: nc, d: d}, nil
+}
+
+type listingDropConn struct {
+	net.Conn
+	d *listingDropper
+}
+
+func (c *listingDropConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	part := c.d.path.Load()
+	if part != nil && len(b) >= 12 && int32(binary.BigEndian.Uint32(b[8:12])) == zkwire.OpGetChildren2 &&
+		bytes.Contains(b, []byte(*part)) && c.d.path.CompareAndSwap(part, nil) {
+		c.d.fired.Store(true)
+		c.Conn.Close()
+	}
+	return n, err
 }

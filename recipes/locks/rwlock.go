@@ -39,7 +39,9 @@ func NewReadWriteLock(client *framework.Client, path string) (*ReadWriteLock, er
 		return nil, err
 	}
 	write.guard = func(o *Owner) error {
-		if read.IsOwnedBy(o) && !write.IsOwnedBy(o) {
+		// A read hold lost but not released counts: its node may still
+		// be there, ahead of the write node.
+		if read.holdOf(o) != nil && !write.IsOwnedBy(o) {
 			return ErrUpgrade
 		}
 		return nil

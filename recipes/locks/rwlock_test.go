@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipestest"
 )
 
 var rwNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-__(READ|WRIT)__\d{10}$`)
@@ -63,6 +65,41 @@ func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 	r, _ := rw.ReadLock().Acquire(octx)
 	if _, err := rw.WriteLock().Acquire(octx); !errors.Is(err, locks.ErrUpgrade) {
 		t.Fatalf("upgrade: %v, want ErrUpgrade", err)
+	}
+	r.Release(ctx)
+	if p, _ := rw.ReadLock().Participants(ctx); len(p) != 0 {
+		t.Fatalf("nodes left: %v", p)
+	}
+}
+
+// A read hold lost to a flap but not released still refuses the upgrade:
+// its node may still be queued ahead of the write node, which would wait on
+// it for ever.
+func TestReadWriteLockRefusesUpgradeFromALostReadHold(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
+	ctx := ctxT(t)
+	rw, _ := locks.NewReadWriteLock(c, "/rw")
+	octx := locks.WithOwner(ctx, locks.NewOwner())
+	r, err := rw.ReadLock().Acquire(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.DropAll() // Suspended: the read hold is lost, the session survives
+	<-r.Lost()
+	if err := c.BlockUntilConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, _ := c.Exists(ctx, r.Path()); !ok {
+		t.Fatal("the read node is gone: the session did not survive")
+	}
+	wctx, cancel := context.WithTimeout(octx, 5*time.Second) // bounds the wait on itself the bug was
+	defer cancel()
+	if w, err := rw.WriteLock().Acquire(wctx); !errors.Is(err, locks.ErrUpgrade) {
+		if err == nil {
+			w.Release(ctx)
+		}
+		t.Fatalf("write lock for the owner of a lost, unreleased read hold: %v, want ErrUpgrade", err)
 	}
 	r.Release(ctx)
 	if p, _ := rw.ReadLock().Participants(ctx); len(p) != 0 {

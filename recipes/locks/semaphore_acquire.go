@@ -111,7 +111,10 @@ func (s *Semaphore) tryInTxn(ctx context.Context, conn *connWatch) (h *Hold, wai
 		return nil, false, fenceGone(err), err
 	}
 	_, name := framework.SplitPath(path)
-	if !ok || !slices.Contains(first, name) {
+	// A listing that may have gone ahead of the create, that misses our
+	// lease, or during which an error state came (see LockInternals.wait)
+	// decides nothing: list again.
+	for !ok || !slices.Contains(first, name) || conn.mark() != mark {
 		mark = conn.mark()
 		if first, err = s.leaseChildren(ctx); err != nil {
 			deleteNode(ctx, s.client, path)
@@ -120,6 +123,7 @@ func (s *Semaphore) tryInTxn(ctx context.Context, conn *connWatch) (h *Hold, wai
 		if !slices.Contains(first, name) {
 			return nil, false, true, nil
 		}
+		ok = true
 	}
 	if max, _ := s.limit.get(); len(first) <= max {
 		return s.newLease(path, conn, mark), false, false, nil
