@@ -23,7 +23,7 @@ func (c *Client) do(ctx context.Context, op, path string, fn func(ctx context.Co
 		c.ensureNamespace(ctx, conn)
 		return c.closedErr(fn(ctx, conn))
 	})
-	if ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil {
 		err = c.closedErr(err) // the error of the attempt before Close ended the loop
 	}
 	return opErr(op, path, err)

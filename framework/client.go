@@ -167,11 +167,12 @@ func (c *Client) authenticate(conn *zk.Conn) {
 // goroutine the client started and waits for them. Pending guaranteed deletes
 // are abandoned. Close is idempotent.
 //
-// With a container or TTL create in flight, Close first drops the connection
-// and ends the session over one of its own (see replyguard.go); against a
-// server that does not answer it may then take up to two seconds longer:
-// one for closing the session, one for go-zookeeper's wait for a close
-// request that can no longer be sent.
+// With a container or TTL create in flight, Close first waits up to a
+// second for it to be answered (see replyguard.go). Against a server that
+// does not answer, it then drops the connection and ends the session over
+// one of its own, and may take up to three seconds longer in all: the wait,
+// closing the session, and go-zookeeper's wait for a close request that can
+// no longer be sent.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {

@@ -57,6 +57,9 @@ func DoUntil(ctx, stop context.Context, p Policy, op func(ctx context.Context) e
 				replay = false
 				return last
 			}
+			if stop != nil && stop.Err() != nil { // sooner than AfterFunc's cancel, after a short sleep
+				return backoff.Permanent(last)
+			}
 			last = op(inner)
 			switch {
 			case last == nil:

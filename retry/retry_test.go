@@ -227,6 +227,26 @@ func TestDoUntilStopsDuringSleep(t *testing.T) {
 	}
 }
 
+// Stopped during an attempt, a loop without sleeps makes no other attempt:
+// stop is seen before the next one, not only once the cancel it triggers
+// has run.
+func TestDoUntilMakesNoAttemptOnceStopped(t *testing.T) {
+	for round := range 200 {
+		stop, stopLoop := context.WithCancel(context.Background())
+		calls := 0
+		retry.DoUntil(context.Background(), stop, retry.RetryNTimes(5, 0), func(context.Context) error {
+			if calls++; calls == 2 {
+				stopLoop()
+			}
+			return zk.ErrConnectionClosed
+		})
+		stopLoop()
+		if calls != 2 {
+			t.Fatalf("round %d: %d attempts, want 2 (none after the one that stopped the loop)", round, calls)
+		}
+	}
+}
+
 // A loop stopped before its first attempt failed makes no other attempt
 // and asks the policy nothing.
 func TestDoUntilStoppedMakesOneAttempt(t *testing.T) {

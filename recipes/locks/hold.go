@@ -252,6 +252,11 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 				h.markLost(fmt.Errorf("%w: %w", ErrLockLost, ev.Err))
 				return
 			}
+		case <-h.closing: // as soon as Close begins, not when the watch ends later in it
+			h.mu.Lock()
+			h.lossLocked()
+			h.mu.Unlock()
+			return
 		case <-ctx.Done():
 			return
 		}
