@@ -24,6 +24,10 @@ import (
 // testing/fstest.TestFS:
 //
 //   - exclusion: with maxLeases 1 and 2, never more holders than that;
+//   - leases: with maxLeases 2, two hold at once and a third waits, and a
+//     lease that comes free lets it in while the other holder stays;
+//   - session-bound: the holder's node dies with its session, so a holder
+//     whose client closes frees the lock;
 //   - no orphans: nothing is left in the lock's directory afterwards;
 //   - no herd: with maxLeases 1, a release wakes exactly one waiter;
 //   - clean cancel: a waiter whose context ends, while it waits or while its
@@ -38,11 +42,16 @@ import (
 // TestLockDriverWithStandard too.
 func TestLockDriver(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
 	t.Helper()
+	if drv == nil {
+		t.Fatal("recipestest: TestLockDriver needs a driver, got nil")
+	}
 	for _, max := range []int{1, 2} {
 		t.Run("exclusion-"+strconv.Itoa(max), func(t *testing.T) {
 			checkExclusion(t, connect, []driver.LockDriver{drv}, lockName, max)
 		})
 	}
+	t.Run("leases", func(t *testing.T) { checkLeases(t, connect, drv, lockName) })
+	t.Run("session-bound", func(t *testing.T) { checkSessionBound(t, connect, drv, lockName) })
 	t.Run("no-herd", func(t *testing.T) { checkNoHerd(t, connect, drv, lockName) })
 	t.Run("cancel", func(t *testing.T) { checkCancel(t, connect, drv, lockName) })
 	t.Run("cancel-during-create", func(t *testing.T) { checkCancelDuringCreate(t, connect, drv, lockName) })
@@ -56,6 +65,9 @@ func TestLockDriver(t *testing.T, connect string, drv driver.LockDriver, lockNam
 // that Java and Go processes can share the lock.
 func TestLockDriverWithStandard(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
 	t.Helper()
+	if drv == nil {
+		t.Fatal("recipestest: TestLockDriverWithStandard needs a driver, got nil")
+	}
 	checkExclusion(t, connect, []driver.LockDriver{drv, driver.Standard{}}, lockName, 1)
 }
 
@@ -183,10 +195,95 @@ func checkNoHerd(t *testing.T, connect string, drv driver.LockDriver, lockName s
 		}
 		held, owner = r.path, engines[i]
 		if got := notifications() - before; got != int64(i) {
-			t.Fatalf("%d notifications after %d releases: a release woke more than one waiter", got, i)
+			t.Fatalf("%d notifications after %d releases, want %d: each release must wake exactly the next waiter", got, i, i)
 		}
 	}
 	owner.Release(ctx, held)
+}
+
+// checkLeases: with maxLeases 2 two participants hold at once and a third
+// waits; the first holder's release lets the waiter in while the second
+// still holds, so the waiter watched the node maxLeases places ahead of it.
+func checkLeases(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
+	ns := Namespace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: the waiter does not outlive the check
+	defer cancel()
+	e := make([]*locks.LockInternals, 3)
+	for i := range e {
+		e[i] = engine(t, conformanceClient(t, connect, ns), drv, lockName, 2)
+	}
+	first, err := e[0].Acquire(ctx, true)
+	if err != nil {
+		t.Fatalf("try on a free lock with maxLeases 2: %v", err)
+	}
+	second, err := e[1].Acquire(ctx, true)
+	if err != nil {
+		t.Fatalf("try with one of maxLeases 2 held: %v, want the lock", err)
+	}
+	if _, err := e[2].Acquire(ctx, true); !errors.Is(err, locks.ErrBusy) {
+		t.Fatalf("try with both of maxLeases 2 held: %v, want ErrBusy", err)
+	}
+	type acquired struct {
+		path string
+		err  error
+	}
+	got := make(chan acquired, 1)
+	wctx, stop := context.WithTimeout(ctx, 10*time.Second) // a free lease is taken in milliseconds; this bounds a wait that would never end
+	defer stop()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		p, err := e[2].Acquire(wctx, false)
+		got <- acquired{p, err}
+	}()
+	waitNodes(t, ctx, e[0], 3)
+	if err := e[0].Release(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	third := <-got
+	if third.err != nil {
+		t.Fatalf("a lease came free and the waiter did not get it (did it watch the node maxLeases places ahead?): %v", third.err)
+	}
+	if err := e[1].Release(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := e[2].Release(ctx, third.path); err != nil {
+		t.Fatal(err)
+	}
+	if nodes, err := e[0].Participants(ctx); err != nil || len(nodes) != 0 {
+		t.Fatalf("after every release: %v %v, want no node", nodes, err)
+	}
+}
+
+// checkSessionBound: the holder's node is ephemeral to the holder's
+// session, so closing the holder's client frees the lock.
+func checkSessionBound(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
+	ns := Namespace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	holderClient := conformanceClient(t, connect, ns)
+	holder := engine(t, holderClient, drv, lockName, 1)
+	otherClient := conformanceClient(t, connect, ns)
+	other := engine(t, otherClient, drv, lockName, 1)
+	held, err := holder.Acquire(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stat, err := otherClient.Exists(ctx, held)
+	if err != nil || stat == nil {
+		t.Fatalf("the holder's node %s: %v", held, err)
+	}
+	if session := holderClient.SessionID(); stat.EphemeralOwner != session {
+		t.Fatalf("the holder's node %s belongs to session %#x, not the holder's %#x: a dead holder would keep the lock", held, stat.EphemeralOwner, session)
+	}
+	holderClient.Close()
+	mine, err := other.Acquire(ctx, true)
+	if err != nil {
+		t.Fatalf("try once the holder's client closed: %v, want the lock", err)
+	}
+	other.Release(ctx, mine)
 }
 
 // contenders starts two participants of drv's lock in a fresh namespace

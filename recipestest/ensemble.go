@@ -174,17 +174,37 @@ func (e *Ensemble) ConnectString() string {
 // Size returns the number of members.
 func (e *Ensemble) Size() int { return len(e.members) }
 
-// Member returns the client address of member i (0-based).
-func (e *Ensemble) Member(i int) string { return e.members[i].addr }
+// Member returns the client address of member i (0-based), or "" if there
+// is no such member.
+func (e *Ensemble) Member(i int) string {
+	if e.member(i) != nil {
+		return ""
+	}
+	return e.members[i].addr
+}
+
+// member checks that member i exists.
+func (e *Ensemble) member(i int) error {
+	if i < 0 || i >= len(e.members) {
+		return fmt.Errorf("recipestest: no member %d in an ensemble of %d", i, len(e.members))
+	}
+	return nil
+}
 
 // Kill ends member i with SIGKILL, as a crash would.
 func (e *Ensemble) Kill(i int) error {
+	if err := e.member(i); err != nil {
+		return err
+	}
 	e.members[i].stop(syscall.SIGKILL)
 	return nil
 }
 
 // Stop shuts member i down gracefully (SIGTERM), keeping its data.
 func (e *Ensemble) Stop(i int) error {
+	if err := e.member(i); err != nil {
+		return err
+	}
 	e.members[i].stop(syscall.SIGTERM)
 	return nil
 }
@@ -193,6 +213,9 @@ func (e *Ensemble) Stop(i int) error {
 // restarts with a wiped data directory while the other members running form
 // a quorum, and on its own data otherwise (see the Ensemble doc).
 func (e *Ensemble) Restart(i int) error {
+	if err := e.member(i); err != nil {
+		return err
+	}
 	running := 0
 	for j, m := range e.members {
 		if j != i && m.running() {
@@ -214,6 +237,9 @@ func (e *Ensemble) Leader(ctx context.Context) (int, error) {
 
 // Command sends a four-letter-word command to member i.
 func (e *Ensemble) Command(ctx context.Context, i int, cmd string) (string, error) {
+	if err := e.member(i); err != nil {
+		return "", err
+	}
 	return FourLetter(ctx, e.members[i].addr, cmd)
 }
 

@@ -180,6 +180,23 @@ func TestEnsembleSurvivesAFollowerAndRestartsIt(t *testing.T) {
 	if err := ens.Restart(follower); err != nil {
 		t.Fatal(err)
 	}
+	for _, i := range []int{-1, 3} { // no such member: an error, not a panic
+		if err := ens.Kill(i); err == nil {
+			t.Errorf("Kill(%d) on 3 members: no error", i)
+		}
+		if err := ens.Stop(i); err == nil {
+			t.Errorf("Stop(%d) on 3 members: no error", i)
+		}
+		if err := ens.Restart(i); err == nil {
+			t.Errorf("Restart(%d) on 3 members: no error", i)
+		}
+		if _, err := ens.Command(ctx, i, "srvr"); err == nil {
+			t.Errorf("Command(%d) on 3 members: no error", i)
+		}
+		if addr := ens.Member(i); addr != "" {
+			t.Errorf("Member(%d) on 3 members: %q, want \"\"", i, addr)
+		}
+	}
 	// Every member, the restarted one included, has the same tree.
 	want := ""
 	for i := range 3 {

@@ -1,0 +1,97 @@
+package recipestest_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gocurator/curator/driver"
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipestest"
+)
+
+// The conformance suite fails a broken driver, and says why. Each broken
+// driver runs the suite in a child process (a failing suite fails the test
+// that runs it), whose output must name the check that caught it.
+func TestLockDriverFailsBrokenDrivers(t *testing.T) {
+	if os.Getenv(brokenDriverEnv) != "" {
+		t.Skip("in the child process")
+	}
+	for _, tt := range []struct {
+		driver, check, says string
+	}{
+		{"one-lease", "leases", "want the lock"},
+		{"watches-predecessor", "leases", "did it watch the node maxLeases places ahead?"},
+		{"persistent", "session-bound", "a dead holder would keep the lock"},
+		{"nil", "", "needs a driver, got nil"},
+	} {
+		t.Run(tt.driver, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestLockDriverOnBrokenDriver$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), brokenDriverEnv+"="+tt.driver)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the suite passed the %s driver:\n%s", tt.driver, out)
+			}
+			if tt.check != "" && !strings.Contains(string(out), "--- FAIL: TestLockDriverOnBrokenDriver/"+tt.check+" ") {
+				t.Errorf("the %s check did not fail:\n%s", tt.check, out)
+			}
+			if !strings.Contains(string(out), tt.says) {
+				t.Errorf("the output does not say %q:\n%s", tt.says, out)
+			}
+			if strings.Contains(string(out), "panic:") {
+				t.Errorf("the suite panicked:\n%s", out)
+			}
+		})
+	}
+}
+
+// brokenDriverEnv names the broken driver the child process runs the suite on.
+const brokenDriverEnv = "RECIPESTEST_BROKEN_DRIVER"
+
+// TestLockDriverOnBrokenDriver is the child process of
+// TestLockDriverFailsBrokenDrivers; it is skipped in any other run.
+func TestLockDriverOnBrokenDriver(t *testing.T) {
+	drivers := map[string]driver.LockDriver{
+		"one-lease":           oneLeaseDriver{},
+		"watches-predecessor": predecessorDriver{},
+		"persistent":          persistentDriver{},
+		"nil":                 nil,
+	}
+	name := os.Getenv(brokenDriverEnv)
+	if name == "" {
+		t.Skip("runs only as the child process of TestLockDriverFailsBrokenDrivers")
+	}
+	recipestest.TestLockDriver(t, server.ConnectString(), drivers[name], locks.MutexLockName)
+}
+
+// oneLeaseDriver ignores maxLeases: one holder at most, whatever the limit.
+type oneLeaseDriver struct{ driver.Standard }
+
+func (d oneLeaseDriver) GetsTheLock(children []string, our string, _ int) (driver.Result, error) {
+	return d.Standard.GetsTheLock(children, our, 1)
+}
+
+// predecessorDriver watches the node just ahead, not the one maxLeases
+// places ahead as Curator does: with maxLeases 2, a waiter whose lease came
+// free waits on a holder that stays.
+type predecessorDriver struct{ driver.Standard }
+
+func (d predecessorDriver) GetsTheLock(children []string, our string, max int) (driver.Result, error) {
+	r, err := d.Standard.GetsTheLock(children, our, max)
+	if err == nil && !r.Held {
+		r.Watch = children[slices.Index(children, our)-1]
+	}
+	return r, err
+}
+
+// persistentDriver makes nodes that outlive their session.
+type persistentDriver struct{ driver.Standard }
+
+func (persistentDriver) CreatesTheLock(ctx context.Context, c *framework.Client, path string, data []byte) (string, error) {
+	return c.Create(ctx, path, data, framework.WithMode(framework.PersistentSequential),
+		framework.WithProtection(), framework.WithContainerParents())
+}
