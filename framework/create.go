@@ -136,7 +136,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		full = ProtectedPath(full, id)
 	}
 	parent, _ := SplitPath(full)
-	defer c.traceWritten(ctx, full)()
+	traceDone := c.traceWritten(ctx, full)
 
 	var created string
 	attempts := 0
@@ -153,6 +153,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		created = p
 		return err
 	})
+	traceDone(err == nil)
 	if err != nil {
 		if o.protected && attempts > 0 && !errors.Is(err, ErrNodeExists) && !errors.Is(err, ErrNoNode) &&
 			!errors.Is(err, ErrNoAuth) && !errors.Is(err, ErrClosed) {

@@ -349,16 +349,27 @@ func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
 					}
 					created <- r
 				}()
+				var early *result // the create returned first: Written was called as it returned
 				select {
 				case <-written:
 				case r := <-created:
-					t.Fatalf("round %d: the %s returned (%v) without calling Written", i, kind, r.err)
+					select {
+					case <-written:
+						early = &r
+					default:
+						t.Fatalf("round %d: the %s returned (%v) without calling Written", i, kind, r.err)
+					}
 				}
 				kids, _, err := c.Children(ctx, dir)
 				if err != nil {
 					t.Fatal(err)
 				}
-				r := <-created
+				var r result
+				if early != nil {
+					r = *early
+				} else {
+					r = <-created
+				}
 				if r.err != nil {
 					t.Fatal(r.err)
 				}

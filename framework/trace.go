@@ -18,8 +18,10 @@ type Trace struct {
 	//
 	// Written runs on go-zookeeper's send loop, which sends nothing, pings
 	// included, until it returns: it must not block, and must not wait for
-	// a request on the same Client. It may run after the operation has
-	// returned.
+	// a request on the same Client. The answer can come back before the
+	// send loop gets to call it: an operation that succeeds then calls it
+	// itself, on the caller's goroutine, as it returns; one that fails
+	// does not.
 	Written func()
 }
 
@@ -32,11 +34,18 @@ func WithTrace(ctx context.Context, t *Trace) context.Context {
 
 // traceWritten arranges for ctx's Written hook, if any, to be called once a
 // request carrying full (a path as sent to the server) is written. The
-// returned func stops waiting.
-func (c *Client) traceWritten(ctx context.Context, full string) (stop func()) {
+// operation calls the returned func as it returns, with whether it
+// succeeded: a success's request was written, so the hook is called then if
+// the send loop has not called it yet.
+func (c *Client) traceWritten(ctx context.Context, full string) (done func(succeeded bool)) {
 	t, _ := ctx.Value(traceKey{}).(*Trace)
 	if t == nil || t.Written == nil {
-		return func() {}
+		return func(bool) {}
 	}
-	return c.writes.add(full, t.Written)
+	remove := c.writes.add(full, t.Written)
+	return func(succeeded bool) {
+		if remove() && succeeded {
+			t.Written()
+		}
+	}
 }

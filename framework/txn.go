@@ -145,7 +145,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			firstPath = full
 		}
 	}
-	defer c.traceWritten(ctx, firstPath)()
+	traceDone := c.traceWritten(ctx, firstPath)
 	var (
 		res      []zk.MultiResponse
 		attempts int
@@ -163,6 +163,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		res, err = c.multi(ctx, conn, ops, reqs)
 		return err
 	})
+	traceDone(err == nil)
 	if err != nil {
 		if protected && attempts > 0 && mayHaveCommitted(err) {
 			for i, id := range ids {

@@ -25,8 +25,9 @@ type writeWatch struct {
 type writeWaiter struct{ fn func() }
 
 // add calls fn once a create request (or a multi whose first op is) for
-// path has been written, and returns a func that stops waiting.
-func (w *writeWatch) add(path string, fn func()) (remove func()) {
+// path has been written, and returns a func that stops waiting: it reports
+// whether fn was still waiting (and so will not be called).
+func (w *writeWatch) add(path string, fn func()) (remove func() bool) {
 	ww := &writeWaiter{fn: fn}
 	w.mu.Lock()
 	if w.waiting == nil {
@@ -35,21 +36,24 @@ func (w *writeWatch) add(path string, fn func()) (remove func()) {
 	w.waiting[path] = append(w.waiting[path], ww)
 	w.n.Add(1)
 	w.mu.Unlock()
-	return func() { w.remove(path, ww) }
+	return func() bool { return w.remove(path, ww) }
 }
 
-func (w *writeWatch) remove(path string, ww *writeWaiter) {
+func (w *writeWatch) remove(path string, ww *writeWaiter) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	list := w.waiting[path]
-	if i := slices.Index(list, ww); i >= 0 {
-		w.n.Add(-1)
-		if len(list) == 1 {
-			delete(w.waiting, path)
-		} else {
-			w.waiting[path] = slices.Delete(list, i, i+1)
-		}
+	i := slices.Index(list, ww)
+	if i < 0 {
+		return false
 	}
+	w.n.Add(-1)
+	if len(list) == 1 {
+		delete(w.waiting, path)
+	} else {
+		w.waiting[path] = slices.Delete(list, i, i+1)
+	}
+	return true
 }
 
 // Request frames: length, xid, opcode, then the request. A multi's first op

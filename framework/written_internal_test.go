@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"encoding/binary"
 	"testing"
 )
@@ -50,6 +51,37 @@ func TestWriteWatchKnowsItsRequest(t *testing.T) {
 		stop()
 		if n := w.n.Load(); n != 0 || len(w.waiting) != 0 {
 			t.Errorf("%s: %d waiters left (%v)", tc.name, n, w.waiting)
+		}
+	}
+}
+
+// An operation that succeeds before the send loop has called Written calls
+// it as it returns; one that fails does not; and it is never called twice.
+func TestTraceWrittenCalledOnSuccessIfNotYet(t *testing.T) {
+	const path = "/a/lock-"
+	for _, tc := range []struct {
+		name      string
+		sent      bool // the send loop saw the frame first
+		succeeded bool
+		want      int
+	}{
+		{"success before the send loop", false, true, 1},
+		{"failure before the send loop", false, false, 0},
+		{"success after the send loop", true, true, 1},
+	} {
+		c := &Client{}
+		calls := 0
+		ctx := WithTrace(context.Background(), &Trace{Written: func() { calls++ }})
+		done := c.traceWritten(ctx, path)
+		if tc.sent {
+			c.writes.written(frame(7, wireCreate, false, path))
+		}
+		done(tc.succeeded)
+		if calls != tc.want {
+			t.Errorf("%s: Written called %d times, want %d", tc.name, calls, tc.want)
+		}
+		if n := c.writes.n.Load(); n != 0 {
+			t.Errorf("%s: %d waiters left", tc.name, n)
 		}
 	}
 }
