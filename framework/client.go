@@ -170,9 +170,10 @@ func (c *Client) authenticate(conn *zk.Conn) {
 // With a container or TTL create in flight, Close first waits up to a
 // second for it to be answered (see replyguard.go). Against a server that
 // does not answer, it then drops the connection and ends the session over
-// one of its own, and may take up to three seconds longer in all: the wait,
+// one of its own, and may take about three seconds longer in all: the wait,
 // closing the session, and go-zookeeper's wait for a close request that can
-// no longer be sent.
+// no longer be sent (and up to the connection timeout more if go-zookeeper's
+// receive loop does not end once its connection is dropped).
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {

@@ -29,11 +29,12 @@ var (
 // it, without the namespace) and why it failed.
 type OpError struct {
 	Op   string // "create", "delete", "get", ...
-	Path string
-	Kind error // one of the package's sentinels, or nil
-	Err  error // the underlying error
+	Path string // as the caller gave it, without the namespace
+	Kind error  // one of the package's sentinels, or nil
+	Err  error  // the underlying error
 }
 
+// Error returns the operation, the path and why it failed.
 func (e *OpError) Error() string {
 	if e.Kind != nil && (e.Err == nil || e.Err == e.Kind) {
 		return fmt.Sprintf("%s %s: %v", e.Op, e.Path, e.Kind)

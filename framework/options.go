@@ -73,8 +73,10 @@ func WithRetryPolicy(p retry.Policy) Option {
 }
 
 // WithNamespace prefixes every path with /ns. Paths given to and returned by
-// the client omit the prefix. As in Curator, the client makes /ns (and its
-// missing parents, as containers) before its first operation.
+// the client omit the prefix. As in Curator, the client makes /ns and its
+// missing parents, as container nodes, before its first operation; the
+// server deletes /ns once it is empty, and a create that needs it makes it
+// again.
 func WithNamespace(ns string) Option {
 	return func(c *config) error {
 		if err := validateNamespace(ns); err != nil {

@@ -68,10 +68,11 @@ type OpResult struct {
 // why. errors.Is matches the failing operation's error (ErrBadVersion for a
 // failed CheckOp, ...).
 type TxnError struct {
-	Index int // of the failing operation
-	Err   error
+	Index int   // of the failing operation
+	Err   error // the failing operation's error
 }
 
+// Error returns the failing operation's index and error.
 func (e *TxnError) Error() string { return fmt.Sprintf("transaction op %d: %v", e.Index, e.Err) }
 
 // Unwrap returns the failing operation's error.

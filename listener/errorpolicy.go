@@ -3,6 +3,7 @@ package listener
 // ErrorPolicy says which connection states a recipe must treat as an error:
 // a lock holder, for one, gives up its lock when its client enters such a state.
 type ErrorPolicy interface {
+	// IsErrorState reports whether entering s means a hold is lost.
 	IsErrorState(s ConnectionState) bool
 }
 

@@ -8,7 +8,8 @@ import (
 
 // Namespace returns a fresh namespace (no leading slash) for one test, so
 // that the tests of a package can share one server without seeing each
-// other's nodes: "t-<test name>-<random>".
+// other's nodes: "t-<test name>-<random>". tb is a *testing.T, a
+// *testing.B or any testing.TB.
 func Namespace(tb testingTB) string {
 	var b strings.Builder
 	b.WriteString("t-")

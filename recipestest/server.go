@@ -138,6 +138,7 @@ func NewServer(opts ...Option) (*Server, error) {
 }
 
 // StartServer starts a server for one test and closes it when the test ends.
+// tb is a *testing.T, a *testing.B or any testing.TB.
 func StartServer(tb testingTB, opts ...Option) *Server {
 	tb.Helper()
 	s, err := NewServer(opts...)

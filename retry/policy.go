@@ -15,6 +15,9 @@ type Policy interface {
 // ErrorFilter is an optional interface a Policy may implement to refuse some
 // retryable errors (SessionFailedRetryPolicy refuses session expiry).
 type ErrorFilter interface {
+	// AllowRetryOn reports whether err, already retryable (IsRetryable), may
+	// be retried; false makes it final. It is asked once per failed attempt,
+	// before AllowRetry.
 	AllowRetryOn(err error) bool
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the demo and the tests need on a Debian machine, if missing:
-# ZooKeeper 3.8 (which brings Java) and Apache Curator 5 for the interop tests.
+# ZooKeeper 3.8 (which brings Java), Apache Curator 5 and a JDK for the interop tests,
+# and gcc for the race detector.
 # Idempotent and quiet; needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -9,7 +10,8 @@ missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless) # compiles the interop tests' Curator peer
+command -v gcc >/dev/null 2>&1 || missing+=(gcc)                       # go test -race needs cgo
 if ((${#missing[@]})); then
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -11,6 +11,7 @@ import (
 // Locker is a lock a MultiLock can hold: Mutex, SemaphoreMutex and
 // Semaphore are Lockers.
 type Locker interface {
+	// Acquire waits for the lock until ctx ends, and returns its hold.
 	Acquire(ctx context.Context) (*Hold, error)
 }
 

@@ -74,8 +74,15 @@ func NewSemaphoreWithCount(client *framework.Client, path, countPath string) (*S
 }
 
 // SetMaxLeases changes the number of leases allowed at once, as following a
-// Curator SharedCount does; waiting acquirers look again.
-func (s *Semaphore) SetMaxLeases(n int) error { return s.limit.set(n) }
+// Curator SharedCount does; waiting acquirers look again. A semaphore made
+// with NewSemaphoreWithCount follows its count node alone: SetMaxLeases
+// then returns ErrInvalidArg.
+func (s *Semaphore) SetMaxLeases(n int) error {
+	if s.countPath != "" {
+		return fmt.Errorf("%w: the count node %s sets this semaphore's limit", ErrInvalidArg, s.countPath)
+	}
+	return s.limit.set(n)
+}
 
 // Acquire waits for one lease.
 func (s *Semaphore) Acquire(ctx context.Context) (*Hold, error) {

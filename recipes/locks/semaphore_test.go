@@ -113,6 +113,9 @@ func TestSemaphoreFollowsSharedCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.SetMaxLeases(3); !errors.Is(err, locks.ErrInvalidArg) {
+		t.Fatalf("SetMaxLeases on a semaphore that follows a count: %v, want ErrInvalidArg", err)
+	}
 	h, err := s.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
