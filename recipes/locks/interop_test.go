@@ -174,6 +174,11 @@ func TestInteropWithCurator(t *testing.T) {
 			s, err := locks.NewSemaphore(c, "/lock", 2)
 			return s, false, err
 		}, 2},
+		// Curator's InterProcessSemaphoreMutex is an InterProcessSemaphoreV2 of one lease.
+		{"semaphore-mutex", [][]string{{"semaphore", "1"}, {"semaphore", "1"}}, func(c *framework.Client, _ int) (locks.Locker, bool, error) {
+			s, err := locks.NewSemaphoreMutex(c, "/lock")
+			return s, false, err
+		}, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { runInterop(t, tc) })
@@ -189,7 +194,7 @@ func runInterop(t *testing.T, tc interopCase) {
 		cs[i] = newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	}
 	queue := "/lock"
-	if tc.name == "semaphore" {
+	if strings.HasPrefix(tc.name, "semaphore") {
 		queue = "/lock/leases"
 	}
 	args := func(java []string) []string {
