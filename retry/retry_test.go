@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -121,7 +125,15 @@ func TestIsRetryable(t *testing.T) {
 		{zk.ErrNoNode, false},
 		{zk.ErrNodeExists, false},
 		{context.Canceled, false},
+		{context.DeadlineExceeded, false}, // has net.Error's methods, but is the caller's
 		{nil, false},
+		{zk.ErrShortBuffer, false}, // a request too large to encode: sending it again cannot help
+		// What go-zookeeper hands a request whose write failed: the raw error.
+		{&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}, true},
+		{&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, true},
+		{os.ErrDeadlineExceeded, true}, // the connection's write deadline
+		{io.EOF, true},
+		{net.ErrClosed, true},
 	} {
 		if got := retry.IsRetryable(tt.err); got != tt.want {
 			t.Errorf("IsRetryable(%v) = %v, want %v", tt.err, got, tt.want)
