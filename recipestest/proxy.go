@@ -10,8 +10,9 @@ import (
 
 // Proxy is a TCP fault proxy on 127.0.0.1 in front of one ZooKeeper server.
 // Point a client at Addr; then DropAll cuts every connection, Blackhole
-// silences them, and DropAfter loses the reply to one request. It parses
-// ZooKeeper's frames (a 4-byte length, then the payload) to find requests.
+// silences them, DropAfter loses the reply to one request, and HoldReply
+// keeps one back until the test decides its fate. It parses ZooKeeper's
+// frames (a 4-byte length, then the payload) to find requests.
 type Proxy struct {
 	target string
 	ln     net.Listener
@@ -22,6 +23,8 @@ type Proxy struct {
 	silent    bool
 	resume    chan struct{} // closed when the blackhole ends
 	dropAfter int32         // opcode whose reply to lose; 0: none
+	holdOp    int32         // opcode whose reply to hold back; 0: none
+	held      *HeldReply    // the hold armed for holdOp
 	closed    bool
 }
 
@@ -56,8 +59,11 @@ func (p *Proxy) DropAll() {
 
 // Blackhole(true) stops forwarding in both directions without closing
 // anything: bytes wait in the proxy, as on a network that silently drops
-// packets, and new connections are accepted but not served. Blackhole(false)
-// forwards again, the held bytes first.
+// packets, and new connections are accepted but not served. A side that
+// closes its connection meanwhile is not seen to by the other, as with a
+// paused process that has not read its socket: a client is not told that
+// the server ended its session. Blackhole(false) forwards again, the held
+// bytes first, then the closes.
 func (p *Proxy) Blackhole(on bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -80,6 +86,44 @@ func (p *Proxy) DropAfter(opcode int32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.dropAfter = opcode
+}
+
+// HoldReply arms a one-shot fault: the next request with this opcode
+// reaches the server, and the server's reply (with everything the server
+// sends after it on that connection) waits in the proxy until the test
+// calls Deliver or Drop on the returned HeldReply. It is how a test makes a
+// client wait for the answer to a request that has already taken effect,
+// as a process paused at that moment does.
+func (p *Proxy) HoldReply(opcode int32) *HeldReply {
+	h := &HeldReply{arrived: make(chan struct{}), decided: make(chan struct{})}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holdOp, p.held = opcode, h
+	return h
+}
+
+// HeldReply is a reply the proxy keeps back (see Proxy.HoldReply).
+type HeldReply struct {
+	arrived chan struct{} // closed when the reply reaches the proxy
+	once    sync.Once
+	decided chan struct{} // closed by Deliver or Drop
+	drop    bool
+}
+
+// Arrived returns a channel closed once the server's reply is in the
+// proxy: the request has taken effect on the server.
+func (h *HeldReply) Arrived() <-chan struct{} { return h.arrived }
+
+// Deliver lets the reply, and what follows it, through to the client.
+func (h *HeldReply) Deliver() { h.once.Do(func() { close(h.decided) }) }
+
+// Drop discards the reply and closes the client's connection: the request
+// took effect, and the client never hears of it.
+func (h *HeldReply) Drop() {
+	h.once.Do(func() {
+		h.drop = true
+		close(h.decided)
+	})
 }
 
 // Close stops accepting, closes every connection and waits for the proxy's
@@ -114,7 +158,7 @@ func (p *Proxy) accept() {
 			c.Close()
 			continue
 		}
-		pp := &pipe{proxy: p, client: c, server: s, dropXid: -1}
+		pp := &pipe{proxy: p, client: c, server: s, dropXid: -1, holdXid: -1}
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
@@ -142,6 +186,18 @@ func (p *Proxy) waitOpen(pp *pipe) bool {
 	}
 }
 
+// takeHold disarms and returns the armed hold if it is for op.
+func (p *Proxy) takeHold(op int32) *HeldReply {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held == nil || p.holdOp != op {
+		return nil
+	}
+	h := p.held
+	p.held, p.holdOp = nil, 0
+	return h
+}
+
 // takeDropAfter disarms and returns the armed opcode if it is op.
 func (p *Proxy) takeDropAfter(op int32) bool {
 	p.mu.Lock()
@@ -159,7 +215,9 @@ type pipe struct {
 	client, server net.Conn
 
 	mu       sync.Mutex
-	dropXid  int32 // xid of the request whose reply is to be lost; -1: none
+	dropXid  int32      // xid of the request whose reply is to be lost; -1: none
+	holdXid  int32      // xid of the request whose reply is held; -1: none
+	held     *HeldReply // its hold
 	closedCh chan struct{}
 	isClosed bool
 }
@@ -200,26 +258,46 @@ func (pp *pipe) forward(src, dst net.Conn, toServer bool) {
 	defer pp.close()
 	for first := true; ; first = false {
 		frame, err := readFrame(src)
-		if err != nil {
-			return
-		}
-		if !pp.proxy.waitOpen(pp) {
+		if !pp.proxy.waitOpen(pp) || err != nil { // a close, too, waits out a blackhole
 			return
 		}
 		if !toServer && !first && len(frame) >= 8 {
 			xid := int32(binary.BigEndian.Uint32(frame[4:8]))
 			pp.mu.Lock()
 			drop := pp.dropXid >= 0 && xid == pp.dropXid
+			held := pp.held
+			if held != nil && xid == pp.holdXid {
+				pp.held, pp.holdXid = nil, -1
+			} else {
+				held = nil
+			}
 			pp.mu.Unlock()
 			if drop {
 				return // the reply is lost with the connection
 			}
+			if held != nil {
+				close(held.arrived)
+				select {
+				case <-held.decided:
+				case <-pp.done():
+					return
+				}
+				if held.drop {
+					return
+				}
+			}
 		}
 		if toServer && !first && len(frame) >= 12 {
 			op := int32(binary.BigEndian.Uint32(frame[8:12]))
+			xid := int32(binary.BigEndian.Uint32(frame[4:8]))
 			if pp.proxy.takeDropAfter(op) { // armed before the request can be answered
 				pp.mu.Lock()
-				pp.dropXid = int32(binary.BigEndian.Uint32(frame[4:8]))
+				pp.dropXid = xid
+				pp.mu.Unlock()
+			}
+			if h := pp.proxy.takeHold(op); h != nil {
+				pp.mu.Lock()
+				pp.holdXid, pp.held = xid, h
 				pp.mu.Unlock()
 			}
 		}
