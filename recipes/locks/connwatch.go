@@ -75,5 +75,15 @@ func (w *connWatch) attach(h *Hold, mark int) {
 	}
 }
 
+// since returns why the latest error state came, if one came after mark.
+func (w *connWatch) since(mark int) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.seen > mark {
+		return w.err
+	}
+	return nil
+}
+
 // stop removes the listener.
 func (w *connWatch) stop() { w.unlisten() }

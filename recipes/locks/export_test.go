@@ -1,8 +1,6 @@
 package locks
 
 import (
-	"context"
-
 	"github.com/gocurator/curator/framework"
 )
 
@@ -25,5 +23,5 @@ func (w *connWatch) Mark() int { return w.mark() }
 // NewHold makes the hold of the node at path, as an acquire does once the
 // listing after mark found it holding.
 func NewHold(c *framework.Client, path string, w *ConnWatch, mark int) *Hold {
-	return newHold(c, path, func(ctx context.Context, p string) error { return releaseNode(ctx, c, p) }, nil, nil, w, mark)
+	return newHold(c, path, nil, nil, w, mark)
 }

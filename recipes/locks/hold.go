@@ -26,12 +26,12 @@ var RevokeMessage = []byte("__REVOKE__")
 type Hold struct {
 	client    *framework.Client
 	path      string
-	release   func(ctx context.Context, path string) error // deletes the node
-	onRelease func()                                       // tells the lock the hold is gone; may be nil
-	revoke    func()                                       // called when someone asks the holder to release; may be nil
+	session   int64  // the session the hold was decided on, which owns the node
+	onRelease func() // tells the lock the hold is gone; may be nil
+	revoke    func() // called when someone asks the holder to release; may be nil
 
-	unlisten func()          // removes the connection-state listener
-	closing  <-chan struct{} // the client's Done: closed once its Close begins
+	conn    *connWatch      // the connection's error states, until the last Release ends
+	closing <-chan struct{} // the client's Done: closed once its Close begins
 
 	mu       sync.Mutex
 	count    int           // acquisitions not yet released (re-entries)
@@ -45,9 +45,11 @@ type Hold struct {
 
 // newHold returns the hold of the node at path, and takes over conn, the
 // connection watch of its acquire: mark is conn's count from just before the
-// listing that found the node holding (see connWatch).
-func newHold(client *framework.Client, path string, release func(context.Context, string) error, onRelease, revoke func(), conn *connWatch, mark int) *Hold {
-	h := &Hold{client: client, path: path, release: release, onRelease: onRelease, revoke: revoke, count: 1, unlisten: conn.stop, closing: client.Done()}
+// listing that found the node holding (see connWatch). The session is read
+// after that listing: had it changed since, conn saw Lost after mark, and
+// the hold starts lost.
+func newHold(client *framework.Client, path string, onRelease, revoke func(), conn *connWatch, mark int) *Hold {
+	h := &Hold{client: client, path: path, session: client.SessionID(), onRelease: onRelease, revoke: revoke, count: 1, conn: conn, closing: client.Done()}
 	// Every transition reaches the watch's listener, however short the
 	// flap, and a listener costs no request: the connection is always
 	// watched.
@@ -129,9 +131,16 @@ func (h *Hold) Token(ctx context.Context) (int64, error) {
 }
 
 // Release gives up one acquisition; the last one deletes the node. Releasing
-// more often than acquiring returns ErrNotOwner. If the hold was lost, or
-// its node was already gone, Release deletes what is left and says so with
-// ErrLockLost (joined with the delete's own error if that failed too).
+// more often than acquiring returns ErrNotOwner.
+//
+// The last Release returns nil only if the hold was held until its node was
+// deleted. Otherwise it returns an error wrapping ErrLockLost, and Err and
+// Lost say so from then on: if the hold was lost before (see Lost), if the
+// node was already gone (deleted by someone else, or with a session that
+// ended before the release), or if the delete failed while the connection
+// was in an error state (see framework.Client.ErrorPolicy). A delete that
+// fails otherwise (ctx ended, say) returns its error; the client goes on
+// deleting the node in the background either way.
 func (h *Hold) Release(ctx context.Context) error {
 	h.mu.Lock()
 	if h.released {
@@ -144,7 +153,7 @@ func (h *Hold) Release(ctx context.Context) error {
 		return nil
 	}
 	lost := h.lossLocked()
-	h.released = true // from here on the hold is not marked lost
+	h.released = true // from here on only Release itself marks the hold lost
 	stop, stopped := h.stop, h.stopped
 	if h.revoking {
 		// Called from the revocation callback (or beside it), which runs on
@@ -153,7 +162,6 @@ func (h *Hold) Release(ctx context.Context) error {
 		stopped = nil
 	}
 	h.mu.Unlock()
-	h.unlisten()
 	if stop != nil {
 		stop()
 		if stopped != nil {
@@ -163,11 +171,28 @@ func (h *Hold) Release(ctx context.Context) error {
 	if h.onRelease != nil {
 		h.onRelease()
 	}
-	err := h.release(ctx, h.path)
-	switch {
-	case lost == nil:
+	// The connection stays watched until the delete has an answer: an
+	// error state while it fails means the hold may have ended unseen.
+	mark := h.conn.mark()
+	err := releaseNode(ctx, h.client, h.path, h.session)
+	if err != nil && lost == nil {
+		switch cerr := h.conn.since(mark); {
+		case errors.Is(err, ErrLockLost):
+			lost, err = err, nil
+		case cerr != nil:
+			lost = cerr
+		}
+	}
+	h.conn.stop()
+	if lost == nil {
 		return err
-	case err == nil || errors.Is(err, ErrLockLost):
+	}
+	h.mu.Lock()
+	if h.lostErr == nil {
+		h.setLostLocked(lost)
+	}
+	h.mu.Unlock()
+	if err == nil || errors.Is(err, ErrLockLost) {
 		return lost
 	}
 	return errors.Join(lost, err)

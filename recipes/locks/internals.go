@@ -209,27 +209,37 @@ func (li *LockInternals) Participants(ctx context.Context) ([]string, error) {
 
 // Release deletes a held node (guaranteed: if the delete fails on the
 // connection, the client keeps trying in the background). A node already
-// gone means the hold was lost: ErrLockLost.
+// gone means the hold was lost: ErrLockLost. Release knows only the session
+// current when it starts; a Hold knows the one its node was made under.
 func (li *LockInternals) Release(ctx context.Context, ourPath string) error {
-	return releaseNode(ctx, li.client, ourPath)
+	return releaseNode(ctx, li.client, ourPath, 0)
 }
 
-// releaseNode is Release. A delete retried after the connection dropped may
-// find gone the node its first attempt deleted, so a missing node counts as
-// a loss only if the connection stayed up throughout (Curator's release
-// ignores a missing node altogether).
-func releaseNode(ctx context.Context, client *framework.Client, path string) error {
+// releaseNode is Release of the node at path, made under session (0: the
+// current one). A node the delete does not find was lost, unless the
+// connection changed during the delete and the session is the same: then
+// an earlier attempt whose reply was lost deleted it. A node of a session
+// that has ended was lost whatever the delete finds: the session ended
+// before the release, and the node with it (Curator's release ignores a
+// missing node altogether).
+func releaseNode(ctx context.Context, client *framework.Client, path string, session int64) error {
 	_, changed := client.StateChanged()
-	err := client.Delete(ctx, path, framework.Guaranteed())
-	if errors.Is(err, framework.ErrNoNode) {
-		select {
-		case <-changed:
-			return nil
-		default:
-		}
-		return fmt.Errorf("%w: node %s was already gone: %w", ErrLockLost, path, err)
+	if session == 0 {
+		session = client.SessionID()
 	}
-	return err
+	err := client.Delete(ctx, path, framework.Guaranteed())
+	if !errors.Is(err, framework.ErrNoNode) {
+		return err
+	}
+	if now := client.SessionID(); now != session {
+		return fmt.Errorf("%w: node %s went with its session %#x, which ended before the release: %w", ErrLockLost, path, session, framework.ErrSessionExpired)
+	}
+	select {
+	case <-changed:
+		return nil
+	default:
+	}
+	return fmt.Errorf("%w: node %s was already gone: %w", ErrLockLost, path, err)
 }
 
 // deleteNode removes a waiter's node after a cancel or error, within a

@@ -112,7 +112,7 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 		return nil, err
 	}
 	var h *Hold
-	h = newHold(m.li.client, path, m.li.Release, func() {
+	h = newHold(m.li.client, path, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.holds[owner] == h {

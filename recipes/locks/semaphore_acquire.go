@@ -73,7 +73,7 @@ func retryVanished(ctx context.Context, conn *connWatch, try attempt) (h *Hold, 
 // newLease returns the hold of the lease node at path; mark is conn's from
 // before the listing that found it within the limit.
 func (s *Semaphore) newLease(path string, conn *connWatch, mark int) *Hold {
-	return newHold(s.client, path, func(ctx context.Context, p string) error { return releaseNode(ctx, s.client, p) }, nil, nil, conn, mark)
+	return newHold(s.client, path, nil, nil, conn, mark)
 }
 
 // leaseTxn returns, for pipelined, a create of a protected lease node (and

@@ -1,0 +1,110 @@
+package locks_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
+	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipestest"
+)
+
+// A holder paused past its session (its connection silent while the server
+// ends the session, as for a stopped process) resumes and releases: it is
+// told the hold was lost, by Release, Err and Lost alike, whatever its
+// delete finds on the new session. Under both error policies: the session,
+// not the connection, ended the hold.
+func TestReleaseAfterTheSessionEndedIsALoss(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy listener.ErrorPolicy
+	}{
+		{"standard", listener.StandardErrorPolicy{}},
+		{"session", listener.SessionErrorPolicy{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := recipestest.Namespace(t)
+			proxy := recipestest.StartProxy(t, server.Addr())
+			killer := recipestest.NewSessionKiller()
+			c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithErrorPolicy(tc.policy), framework.WithDialer(killer.Dialer(nil)))
+			observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			ctx := ctxT(t)
+			h := holdLock(ctx, t, c)
+			lost := h.Lost()
+
+			proxy.Blackhole(true) // the holder hears nothing from here on
+			if err := killer.KillAt(ctx, server.Addr()); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, observer, h.Path())
+			if err := h.Err(); err != nil {
+				t.Fatalf("the holder knew of the loss before it resumed: %v", err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- h.Release(ctx) }()
+			proxy.Blackhole(false) // it resumes, its release under way
+			err := <-done
+			if !isLost(err) {
+				t.Fatalf("Release after the session ended: %v; want ErrLockLost", err)
+			}
+			if !isLost(h.Err()) {
+				t.Fatalf("Err after a release that found the hold lost: %v", h.Err())
+			}
+			select {
+			case <-lost:
+			default:
+				t.Fatal("Lost not closed after a release that found the hold lost")
+			}
+			if err := h.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
+				t.Fatalf("second Release: %v, want ErrNotOwner", err)
+			}
+		})
+	}
+}
+
+// A release whose delete was applied but whose reply was lost to a dropped
+// connection finds no node when it tries again on the same session: that is
+// a clean release, not a loss.
+func TestReleaseWhoseReplyWasLostIsClean(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithErrorPolicy(listener.SessionErrorPolicy{}))
+	ctx := ctxT(t)
+	h := holdLock(ctx, t, c)
+	session := c.SessionID()
+	proxy.DropAfter(zkwire.OpDelete)
+	if err := h.Release(ctx); err != nil {
+		t.Fatalf("Release whose first reply was lost: %v", err)
+	}
+	if c.SessionID() != session {
+		t.Fatal("the session changed: the test proves nothing")
+	}
+	if err := h.Err(); err != nil {
+		t.Fatalf("Err after a clean release: %v", err)
+	}
+}
+
+// A release whose write to the socket fails with a raw network error
+// ("write: broken pipe", which go-zookeeper hands back as it is) is retried
+// as the connection loss it is, and the node is deleted.
+func TestReleaseRetriesABrokenPipe(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	fault := recipestest.NewWriteFault()
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithErrorPolicy(listener.SessionErrorPolicy{}), framework.WithDialer(fault.Dialer(nil)))
+	ctx := ctxT(t)
+	h := holdLock(ctx, t, c)
+	hit := fault.FailNext(zkwire.OpDelete)
+	if err := h.Release(ctx); err != nil {
+		t.Fatalf("Release through a broken pipe: %v", err)
+	}
+	select {
+	case <-hit:
+	default:
+		t.Fatal("the fault never struck: the test proves nothing")
+	}
+	if ok, _, err := c.Exists(ctx, h.Path()); ok || err != nil {
+		t.Fatalf("the node after the release: exists %v (%v)", ok, err)
+	}
+}
