@@ -212,7 +212,7 @@ func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data
 		return err
 	}, func(err error) {
 		if err == nil {
-			c.undoCreate(p, o.mode, o.mode.IsSequential() || o.protected)
+			c.undoCreate(p, undoVersion(o.mode, o.mode.IsSequential() || o.protected))
 		}
 	})
 	if err != nil {
@@ -221,18 +221,9 @@ func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data
 	return p, nil
 }
 
-// undoCreate deletes a node whose create the caller abandoned: at once if it
-// can, else through the janitor. unique says its name is ours alone
-// (sequential or protected). A node is deleted only at version 0 (one
-// someone has written to since is no longer only ours), but for an
-// ephemeral node with a unique name: it is ours until our session ends,
-// whatever its version, and a lock node a peer wrote to (Curator's Revoker)
-// would otherwise stay, and block its lock, until then.
-func (c *Client) undoCreate(full string, mode CreateMode, unique bool) {
-	version := int32(0)
-	if mode.IsEphemeral() && unique {
-		version = -1
-	}
+// undoCreate deletes a node whose create the caller abandoned, at version:
+// at once if it can, else through the janitor.
+func (c *Client) undoCreate(full string, version int32) {
 	ctx, cancel := context.WithTimeout(context.Background(), undoGrace)
 	defer cancel()
 	if err := c.deleteRaw(ctx, full, version); err != nil {
@@ -240,6 +231,20 @@ func (c *Client) undoCreate(full string, mode CreateMode, unique bool) {
 			return c.deleteRaw(ctx, full, version)
 		})
 	}
+}
+
+// undoVersion is the version at which an abandoned create's node of this
+// mode is deleted; unique says its name is ours alone (sequential or
+// protected). A node is deleted only at version 0 (one someone has written
+// to since is no longer only ours), but for an ephemeral node with a unique
+// name: it is ours until our session ends, whatever its version, and a lock
+// node a peer wrote to (Curator's Revoker) would otherwise stay, and block
+// its lock, until then.
+func undoVersion(mode CreateMode, unique bool) int32 {
+	if mode.IsEphemeral() && unique {
+		return -1
+	}
+	return 0
 }
 
 // mkdirs creates full and its missing ancestors. It starts at full and

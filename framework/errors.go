@@ -23,6 +23,12 @@ var (
 	ErrNotStarted     = errors.New("curator: client is not started")
 	ErrInvalidPath    = errors.New("curator: invalid path")
 	ErrInvalidArg     = errors.New("curator: invalid argument")
+	// ErrOutcomeUnknown means a write may or may not have been applied: it
+	// was sent, and then its reply was lost (the connection dropped, or the
+	// caller's context ended first), and what the client could learn
+	// afterwards cannot tell which. It comes with the error that ended the
+	// call (ErrConnectionLoss, a context error, or a refusal of a retry).
+	ErrOutcomeUnknown = errors.New("curator: outcome unknown")
 )
 
 // OpError records a failed operation, the path it was for (as the caller gave
@@ -92,7 +98,7 @@ func opErr(op, path string, err error) error {
 		return err
 	}
 	kind := kindOf(err)
-	for _, s := range []error{ErrClosed, ErrNotStarted, ErrInvalidPath, ErrInvalidArg, ErrConnectionLoss} {
+	for _, s := range []error{ErrClosed, ErrNotStarted, ErrInvalidPath, ErrInvalidArg, ErrOutcomeUnknown, ErrConnectionLoss} {
 		if errors.Is(err, s) {
 			kind = s
 			break

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/retry"
 )
 
 // Op is one operation of a transaction; build it with CreateOp, DeleteOp,
@@ -89,13 +92,27 @@ func (e *TxnError) Unwrap() error { return e.Err }
 // its results (created paths found that way; a set's Stat is then nil). If
 // Txn fails and cannot tell whether the transaction committed, the client
 // deletes its protected nodes in the background.
+//
+// The CheckOps of a transaction are its fence, and what the client deletes
+// on its own afterwards it deletes under the same fence: in one transaction
+// with the same checks, so only while they still hold. If they no longer
+// hold, the write was made while they did, and it stays; the client logs
+// that at Warn level.
+//
+// A transaction whose reply was lost after it was sent has an unknown
+// outcome unless a protected create settles it (see above). Txn then
+// returns an error that wraps ErrOutcomeUnknown, with the error that ended
+// the call: ErrConnectionLoss, ctx's error, or a retry's refusal. A retry
+// refused by a check (or by a create finding its node) does not mean that
+// the transaction did not commit: the first attempt may have, and the
+// error is then not a *TxnError. Writes safe to retry are protected creates
+// and writes that are idempotent (setting the same data again).
 func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	if len(ops) == 0 {
 		return nil, opErr("txn", "", fmt.Errorf("%w: empty transaction", ErrInvalidArg))
 	}
-	reqs := make([]any, len(ops))
-	var firstPath string            // ops[0]'s path as sent
-	ids := make([]string, len(ops)) // protected creates' ids
+	t := &txn{c: c, ops: ops, reqs: make([]any, len(ops)), ids: make([]string, len(ops))}
+	var firstPath string // ops[0]'s path as sent
 	protected := slices.ContainsFunc(ops, func(op Op) bool { return op.kind == opCreate && op.create.protected })
 	for i, op := range ops {
 		seq := op.kind == opCreate && op.mode.IsSequential()
@@ -127,18 +144,20 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			}
 			switch {
 			case op.create.protected:
-				ids[i] = newProtectedID()
-				full = ProtectedPath(full, ids[i])
+				t.ids[i] = newProtectedID()
+				full = ProtectedPath(full, t.ids[i])
 			case protected && op.mode.IsSequential(): // after a lost reply its name could not be found again
 				return nil, opErr("txn", op.path, fmt.Errorf("%w: a sequential create beside a protected one must be protected too", ErrInvalidArg))
 			}
-			reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: int32(op.mode)}
+			t.reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: int32(op.mode)}
 		case opDelete:
-			reqs[i] = &zk.DeleteRequest{Path: full, Version: op.version}
+			t.reqs[i] = &zk.DeleteRequest{Path: full, Version: op.version}
 		case opSetData:
-			reqs[i] = &zk.SetDataRequest{Path: full, Data: op.data, Version: op.version}
+			t.reqs[i] = &zk.SetDataRequest{Path: full, Data: op.data, Version: op.version}
 		case opCheck:
-			reqs[i] = &zk.CheckVersionRequest{Path: full, Version: op.version}
+			check := &zk.CheckVersionRequest{Path: full, Version: op.version}
+			t.reqs[i] = check
+			t.fence = append(t.fence, check)
 		default:
 			return nil, opErr("txn", op.path, fmt.Errorf("%w: zero Op", ErrInvalidArg))
 		}
@@ -154,28 +173,26 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	err := c.do(ctx, "txn", ops[0].path, func(ctx context.Context, conn *zk.Conn) error {
 		attempts++
 		if protected && attempts > 1 {
-			found, err := c.findCommitted(ctx, conn, ops, reqs, ids)
+			found, err := c.findCommitted(ctx, conn, ops, t.reqs, t.ids)
 			if err != nil || found != nil {
 				res = found
 				return err
 			}
+			if t.findsAcrossSessions(conn) {
+				t.unsettled = false // no attempt so far committed
+			}
 		}
 		var err error
-		res, err = c.multi(ctx, conn, ops, reqs)
+		res, err = t.multi(ctx, conn)
 		return err
 	})
 	traceDone(err == nil)
 	if err != nil {
 		if protected && attempts > 0 && mayHaveCommitted(err) {
-			for i, id := range ids {
-				if id == "" {
-					continue
-				}
-				parent, _ := SplitPath(reqs[i].(*zk.CreateRequest).Path)
-				c.janitor.add("delete protected node of a failed transaction", parent, func(ctx context.Context) error {
-					return c.deleteProtected(ctx, parent, id)
-				})
-			}
+			t.cleanUpProtected()
+		}
+		if t.unsettled {
+			return nil, opErr("txn", ops[0].path, t.unknown(err))
 		}
 		return nil, err
 	}
@@ -184,6 +201,42 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		out[i] = OpResult{Path: c.cfg.namespace.unfix(r.String), Stat: r.Stat}
 	}
 	return out, nil
+}
+
+// txn is one Txn call's state, shared by its attempts and its clean-up.
+type txn struct {
+	c     *Client
+	ops   []Op
+	reqs  []any    // as sent, namespace and protection applied
+	ids   []string // protected creates' ids
+	fence []any    // the *zk.CheckVersionRequest among reqs
+
+	unsettled   bool  // an attempt may have been applied, and nothing since has told
+	sentSession int64 // the session of the first such attempt
+}
+
+// unknown is the error of a call whose outcome is unknown: err, which ended
+// it, under ErrOutcomeUnknown. A refusal is reported in err's text only, so
+// that errors.As finds no *TxnError in it: the first attempt may have
+// committed.
+func (t *txn) unknown(err error) error {
+	var te *TxnError
+	if errors.As(err, &te) {
+		err = fmt.Errorf("a retry after the reply was lost was refused (%v)", te)
+	}
+	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+}
+
+// findsAcrossSessions reports whether a look for the protected nodes tells
+// the outcome: a persistent protected node outlives the session that made
+// it, and an ephemeral one is found only by its own session.
+func (t *txn) findsAcrossSessions(conn *zk.Conn) bool {
+	for i, id := range t.ids {
+		if id != "" && (!t.ops[i].mode.IsEphemeral() || conn.SessionID() == t.sentSession) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayHaveCommitted reports whether a transaction that failed with err may
@@ -197,18 +250,24 @@ func mayHaveCommitted(err error) bool {
 // ask for them and trying again. A failed transaction's error wraps a
 // *TxnError. If the caller gives up before the answer and the transaction
 // committed after all, its sequential and protected nodes are deleted.
-func (c *Client) multi(ctx context.Context, conn *zk.Conn, ops []Op, reqs []any) ([]zk.MultiResponse, error) {
+func (t *txn) multi(ctx context.Context, conn *zk.Conn) ([]zk.MultiResponse, error) {
+	c, ops := t.c, t.ops
 	for made := 0; ; made++ {
 		var res []zk.MultiResponse
+		var sent atomic.Bool
 		err := c.call(ctx, func() error {
+			sent.Store(true)
 			var err error
-			res, err = conn.Multi(reqs...)
+			res, err = conn.Multi(t.reqs...)
 			return err
 		}, func(err error) {
 			if err == nil && committed(res, len(ops)) {
-				c.undoTxn(ops, res)
+				t.undo(res)
 			}
 		})
+		if sent.Load() && (ctx.Err() != nil || retry.IsRetryable(err)) && !t.unsettled {
+			t.unsettled, t.sentSession = true, conn.SessionID()
+		}
 		if err != nil && ctx.Err() != nil {
 			return nil, err // res may still be written by an abandoned call
 		}
@@ -224,7 +283,7 @@ func (c *Client) multi(ctx context.Context, conn *zk.Conn, ops []Op, reqs []any)
 		if op := ops[i]; op.kind != opCreate || op.create.parents == noParents || !errors.Is(failure, zk.ErrNoNode) || made == len(ops) {
 			return nil, &TxnError{Index: i, Err: opErr("txn", "", failure)}
 		}
-		parent, _ := SplitPath(reqs[i].(*zk.CreateRequest).Path)
+		parent, _ := SplitPath(t.reqs[i].(*zk.CreateRequest).Path)
 		if err := c.mkdirs(ctx, conn, parent, ops[i].create.parents); err != nil {
 			return nil, err
 		}
@@ -242,16 +301,6 @@ func committed(res []zk.MultiResponse, n int) bool {
 		}
 	}
 	return true
-}
-
-// undoTxn deletes the nodes an abandoned transaction created under names
-// its caller never learnt: sequential and protected ones.
-func (c *Client) undoTxn(ops []Op, res []zk.MultiResponse) {
-	for i, op := range ops {
-		if op.kind == opCreate && (op.mode.IsSequential() || op.create.protected) {
-			c.undoCreate(res[i].String, op.mode, true)
-		}
-	}
 }
 
 // findCommitted looks for the protected nodes of ops after a lost reply. If
