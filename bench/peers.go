@@ -42,7 +42,7 @@ func runCurator(e env, workload string, herdSizes []string) []result {
 		return []result{{Impl: "curator", Workload: workload, Error: err.Error()}}
 	}
 	if _, err := os.Stat(curatorJar); err != nil {
-		return fail(fmt.Errorf("Curator is not installed (apt-get install -y libcurator-recipes-java)"))
+		return fail(fmt.Errorf("curator is not installed (apt-get install -y libcurator-recipes-java)"))
 	}
 	classes, err := os.MkdirTemp("", "curator-bench-")
 	if err != nil {

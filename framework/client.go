@@ -44,7 +44,6 @@ type Client struct {
 	writes   writeWatch     // tells traced operations when their request is written
 	wg       sync.WaitGroup // goroutines of abandoned calls and of the auth step
 	nsMade   atomic.Bool    // the namespace's root exists (see ensureNamespace)
-	watchers stateWatchers  // see WatchConnectionState
 	recv     recvLoop       // whether go-zookeeper's receive loop runs
 	// replyReaders counts calls in flight that go-zookeeper lets read their
 	// reply after Close (see readsReplyAfterClose); readersDone, made by
@@ -101,10 +100,7 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		authDone:  make(chan struct{}),
 	}
 	c.closing, c.stopBg = context.WithCancel(context.Background())
-	c.sm = newStateMachine(cfg.sessionTimeout, func(s listener.ConnectionState) {
-		c.watchers.notify(s)
-		c.listeners.Post(s)
-	})
+	c.sm = newStateMachine(cfg.sessionTimeout, cfg.errorPolicy, c.listeners.Post)
 	c.sm.revived = c.endSession
 	return c, nil
 }

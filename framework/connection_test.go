@@ -212,15 +212,6 @@ func memberOf(t *testing.T, ens *recipestest.Ensemble, c *framework.Client) int 
 	return -1
 }
 
-func contains(states []listener.ConnectionState, s listener.ConnectionState) bool {
-	for _, x := range states {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // clientWithEphemeral starts a server of the test's own and a client of it
 // at connect(server) with sessionTimeout and opts, whose session has made
 // the ephemeral node /eph.

@@ -20,7 +20,7 @@ func (f *fakeTimers) afterFunc(_ time.Duration, fn func()) *time.Timer {
 
 func newTestMachine() (*stateMachine, *[]listener.ConnectionState, *fakeTimers) {
 	var got []listener.ConnectionState
-	m := newStateMachine(time.Second, func(s listener.ConnectionState) { got = append(got, s) })
+	m := newStateMachine(time.Second, listener.StandardErrorPolicy{}, func(s listener.ConnectionState) { got = append(got, s) })
 	ft := &fakeTimers{}
 	m.afterFunc = ft.afterFunc
 	return m, &got, ft

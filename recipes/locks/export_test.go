@@ -11,17 +11,8 @@ var WriteDriver = writeDriver{}
 // ReadDriver exposes the reader driver to the benchmarks.
 var ReadDriver = readDriver{}
 
-// ConnWatch exposes an acquire's connection watch to the tests.
-type ConnWatch = connWatch
-
-// WatchConnection starts a connection watch, as an acquire does.
-func WatchConnection(c *framework.Client) *ConnWatch { return watchConnection(c) }
-
-// Mark is the watch's count before a deciding listing.
-func (w *connWatch) Mark() int { return w.mark() }
-
 // NewHold makes the hold of the node at path, as an acquire does once the
-// listing after mark found it holding.
-func NewHold(c *framework.Client, path string, w *ConnWatch, mark int) *Hold {
-	return newHold(c, path, nil, nil, w, mark)
+// listing after the client's error epoch mark found it holding.
+func NewHold(c *framework.Client, path string, mark uint64) *Hold {
+	return newHold(c, path, nil, nil, mark)
 }

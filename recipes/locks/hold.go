@@ -30,7 +30,7 @@ type Hold struct {
 	onRelease func() // tells the lock the hold is gone; may be nil
 	revoke    func() // called when someone asks the holder to release; may be nil
 
-	conn    *connWatch      // the connection's error states, until the last Release ends
+	mark    uint64          // the client's error epoch before the listing that decided the hold
 	closing <-chan struct{} // the client's Done: closed once its Close begins
 
 	mu       sync.Mutex
@@ -43,17 +43,14 @@ type Hold struct {
 	released bool
 }
 
-// newHold returns the hold of the node at path, and takes over conn, the
-// connection watch of its acquire: mark is conn's count from just before the
-// listing that found the node holding (see connWatch). The session is read
-// after that listing: had it changed since, conn saw Lost after mark, and
-// the hold starts lost.
-func newHold(client *framework.Client, path string, onRelease, revoke func(), conn *connWatch, mark int) *Hold {
-	h := &Hold{client: client, path: path, session: client.SessionID(), onRelease: onRelease, revoke: revoke, count: 1, conn: conn, closing: client.Done()}
-	// Every transition reaches the watch's listener, however short the
-	// flap, and a listener costs no request: the connection is always
-	// watched.
-	conn.attach(h, mark)
+// newHold returns the hold of the node at path; mark is the client's error
+// epoch from just before the listing that found the node holding. An error
+// state since then, however short, loses the hold (framework.ErrorEpoch
+// counts them at the transition; no request, no callback). The session is
+// read after that listing: had it changed since, a Lost came after mark,
+// and the hold starts lost.
+func newHold(client *framework.Client, path string, onRelease, revoke func(), mark uint64) *Hold {
+	h := &Hold{client: client, path: path, session: client.SessionID(), onRelease: onRelease, revoke: revoke, count: 1, mark: mark, closing: client.Done()}
 	if revoke != nil {
 		h.Lost() // the monitor also watches for revocation requests
 	}
@@ -96,16 +93,21 @@ func (h *Hold) Err() error {
 	return h.lossLocked()
 }
 
-// lossLocked returns why the hold was lost, or nil. A hold whose client has
-// begun to close is lost (its session, and so its node, is ending) even if
-// nothing watched for it: no connection state reports a Close, and the
-// node's watch exists only once Lost was called. Callers hold h.mu.
+// lossLocked returns why the hold was lost, or nil. The connection's error
+// states and the client's Close are asked for here, so that they are seen at
+// once whether or not anything watches for them (the node's watch exists only
+// once Lost was called). A hold whose client has begun to close is lost: its
+// session, and so its node, is ending. Callers hold h.mu.
 func (h *Hold) lossLocked() error {
 	if h.lostErr == nil && !h.released {
 		select {
 		case <-h.closing:
 			h.setLostLocked(fmt.Errorf("%w: %w", ErrLockLost, framework.ErrClosed))
+			return h.lostErr
 		default:
+		}
+		if state, ok := h.client.ErrorStateSince(h.mark); ok {
+			h.setLostLocked(fmt.Errorf("%w: connection %v", ErrLockLost, state))
 		}
 	}
 	return h.lostErr
@@ -171,19 +173,19 @@ func (h *Hold) Release(ctx context.Context) error {
 	if h.onRelease != nil {
 		h.onRelease()
 	}
-	// The connection stays watched until the delete has an answer: an
-	// error state while it fails means the hold may have ended unseen.
-	mark := h.conn.mark()
+	// The connection is watched until the delete has an answer: an error
+	// state while it fails means the hold may have ended unseen.
+	mark := h.client.ErrorEpoch()
 	err := releaseNode(ctx, h.client, h.path, h.session)
 	if err != nil && lost == nil {
-		switch cerr := h.conn.since(mark); {
+		state, flapped := h.client.ErrorStateSince(mark)
+		switch {
 		case errors.Is(err, ErrLockLost):
 			lost, err = err, nil
-		case cerr != nil:
-			lost = cerr
+		case flapped:
+			lost = fmt.Errorf("%w: connection %v during the release", ErrLockLost, state)
 		}
 	}
-	h.conn.stop()
 	if lost == nil {
 		return err
 	}
@@ -242,13 +244,20 @@ func (h *Hold) beginRevoke() bool {
 }
 
 // monitor watches the hold's node until the hold is lost or ctx (cancelled
-// by Release) ends; revocation requests arrive on the same watch.
+// by Release) ends; revocation requests arrive on the same watch. It runs
+// under the client's ErrorContext from the hold's mark, which ends at the
+// first error state, during a GetW too, and then at Close.
 func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 	defer close(stopped)
+	sound, cancel := h.client.ErrorContext(ctx, h.mark)
+	defer cancel()
 	for {
-		data, _, w, err := h.client.GetW(ctx, h.path)
+		data, _, w, err := h.client.GetW(sound, h.path)
 		switch {
 		case ctx.Err() != nil:
+			return
+		case sound.Err() != nil:
+			h.noteLoss()
 			return
 		case errors.Is(err, framework.ErrNoNode):
 			h.markLost(fmt.Errorf("%w: node %s was deleted", ErrLockLost, h.path))
@@ -260,8 +269,8 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 			select {
 			case <-time.After(100 * time.Millisecond):
 				continue
-			case <-ctx.Done():
-				return
+			case <-sound.Done():
+				continue
 			}
 		}
 		if h.revoke != nil && bytes.Equal(data, RevokeMessage) {
@@ -278,14 +287,23 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 				return
 			}
 		case <-h.closing: // as soon as Close begins, not when the watch ends later in it
-			h.mu.Lock()
-			h.lossLocked()
-			h.mu.Unlock()
+			h.noteLoss()
 			return
-		case <-ctx.Done():
+		case <-sound.Done():
+			if ctx.Err() == nil {
+				h.noteLoss()
+			}
 			return
 		}
 	}
+}
+
+// noteLoss records a loss that lossLocked can see: the client's Close, or
+// an error state since the hold's mark.
+func (h *Hold) noteLoss() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lossLocked()
 }
 
 func (h *Hold) endRevoke() {

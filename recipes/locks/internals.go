@@ -69,19 +69,19 @@ func (li *LockInternals) SetMaxLeases(n int) error { return li.limit.set(n) }
 // deletes its node and returns ErrBusy. On any error, or when ctx ends, the
 // node is deleted (guaranteed) before Acquire returns.
 func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) {
-	path, _, err := li.acquire(ctx, try, nil)
+	path, _, err := li.acquire(ctx, try)
 	return path, err
 }
 
-// acquire is Acquire for a hold, whose connection watch is conn; it also
-// returns conn's mark from before the listing that found the lock held.
-func (li *LockInternals) acquire(ctx context.Context, try bool, conn *connWatch) (string, int, error) {
+// acquire is Acquire for a hold; it also returns the client's error epoch
+// from before the listing that found the lock held.
+func (li *LockInternals) acquire(ctx context.Context, try bool) (string, uint64, error) {
 	for recreates := 0; ; recreates++ {
-		ourPath, first, mark, err := li.createAndList(ctx, conn)
+		ourPath, first, mark, err := li.createAndList(ctx)
 		if err != nil {
 			return "", 0, err
 		}
-		held, mark, err := li.wait(ctx, ourPath, try, first, conn, mark)
+		held, mark, err := li.wait(ctx, ourPath, try, first, mark)
 		if err == nil && held {
 			return ourPath, mark, nil
 		}
@@ -97,15 +97,15 @@ func (li *LockInternals) acquire(ctx context.Context, try bool, conn *connWatch)
 }
 
 // createAndList creates our node through the driver with the lock
-// directory's listing pipelined behind it (see pipelined), and returns
-// conn's mark from before the listing. The listing is nil if it could not
-// be had; it may lack our node, and wait then lists again.
-func (li *LockInternals) createAndList(ctx context.Context, conn *connWatch) (string, []string, int, error) {
-	var mark int
+// directory's listing pipelined behind it (see pipelined), and returns the
+// client's error epoch from before the listing. The listing is nil if it
+// could not be had; it may lack our node, and wait then lists again.
+func (li *LockInternals) createAndList(ctx context.Context) (string, []string, uint64, error) {
+	var mark uint64
 	path, children, _, err := pipelined(ctx, func(ctx context.Context) (string, error) {
 		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
 	}, func(ctx context.Context) ([]string, error) {
-		mark = conn.mark()
+		mark = li.client.ErrorEpoch()
 		return li.SortedChildren(ctx)
 	})
 	return path, children, mark, err
@@ -113,15 +113,15 @@ func (li *LockInternals) createAndList(ctx context.Context, conn *connWatch) (st
 
 // wait loops until ourPath holds the lock (or, with try, after one look).
 // first, if it holds our node, is a listing to decide from before listing,
-// made after conn's mark. A hold returns the mark from before the listing
-// that decided it.
-func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, conn *connWatch, mark int) (bool, int, error) {
+// made after the error epoch mark. A hold returns the epoch from before the
+// listing that decided it.
+func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, mark uint64) (bool, uint64, error) {
 	_, ourName := framework.SplitPath(ourPath)
 	for {
 		children := first
 		first = nil
 		if !slices.Contains(children, ourName) {
-			mark = conn.mark()
+			mark = li.client.ErrorEpoch()
 			var err error
 			if children, err = li.SortedChildren(ctx); err != nil {
 				return false, 0, err
@@ -133,7 +133,7 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 			return false, 0, err
 		}
 		if res.Held {
-			if conn.mark() != mark {
+			if _, flapped := li.client.ErrorStateSince(mark); flapped {
 				// An error state came while the deciding listing was
 				// under way (a retried listing can even be sent after
 				// it): the hold would start lost. A listing sent after

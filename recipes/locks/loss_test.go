@@ -204,8 +204,8 @@ func TestRevocationReleasesFromCallback(t *testing.T) {
 }
 
 // A connection flap between the listing that finds a lock held and the
-// start of the hold still loses the hold: the acquire watches the
-// connection from before that listing.
+// start of the hold still loses the hold: the acquire reads the client's
+// error epoch before that listing.
 func TestFlapBeforeTheHoldStartsLosesIt(t *testing.T) {
 	proxy := recipestest.StartProxy(t, server.Addr())
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
@@ -217,19 +217,17 @@ func TestFlapBeforeTheHoldStartsLosesIt(t *testing.T) {
 		}
 		return p
 	}
-	w := locks.WatchConnection(c)
-	mark := w.Mark()
+	mark := c.ErrorEpoch()
 	_, changed := c.StateChanged()
 	proxy.DropAll() // SUSPENDED, then RECONNECTED: the session and its nodes survive
 	<-changed
-	c.StateChanged() // returns once the transition, watches included, is done
-	if w.Mark() == mark {
-		t.Fatal("the watch did not see the connection drop by the time the state changed")
+	if _, ok := c.ErrorStateSince(mark); !ok {
+		t.Fatal("the error epoch did not count the connection drop by the time the state changed")
 	}
 	if err := c.BlockUntilConnected(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h := locks.NewHold(c, node(), w, mark)
+	h := locks.NewHold(c, node(), mark)
 	if !isLost(h.Err()) {
 		t.Fatalf("a hold decided before a flap its listener came too late for: Err %v, want ErrLockLost", h.Err())
 	}
@@ -237,8 +235,7 @@ func TestFlapBeforeTheHoldStartsLosesIt(t *testing.T) {
 		t.Fatalf("releasing the lost hold: %v, want ErrLockLost", err)
 	}
 	// A hold decided after the flap is not lost.
-	w2 := locks.WatchConnection(c)
-	h2 := locks.NewHold(c, node(), w2, w2.Mark())
+	h2 := locks.NewHold(c, node(), c.ErrorEpoch())
 	if err := h2.Err(); err != nil {
 		t.Fatalf("a hold decided after the flap: %v", err)
 	}

@@ -100,15 +100,13 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 			return nil, ctx.Err()
 		}
 	}
-	conn := watchConnection(m.li.client)
-	path, mark, err := m.li.acquire(ctx, try, conn)
+	path, mark, err := m.li.acquire(ctx, try)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	close(m.acquiring[owner])
 	delete(m.acquiring, owner)
 	if err != nil {
-		conn.stop()
 		return nil, err
 	}
 	var h *Hold
@@ -118,7 +116,7 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 		if m.holds[owner] == h {
 			delete(m.holds, owner)
 		}
-	}, m.revoke, conn, mark)
+	}, m.revoke, mark)
 	m.holds[owner] = h
 	return h, nil
 }

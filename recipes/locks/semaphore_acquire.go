@@ -26,23 +26,14 @@ import (
 //   - tryHoldingLock (Curator's order): take the lock, create the lease
 //     node, wait holding the lock until the leases fit, release the lock.
 func (s *Semaphore) acquireOne(ctx context.Context) (*Hold, error) {
-	conn := watchConnection(s.client) // the lease's hold takes it over
-	h, err := s.tryBothWays(ctx, conn)
-	if h == nil {
-		conn.stop()
-	}
-	return h, err
-}
-
-func (s *Semaphore) tryBothWays(ctx context.Context, conn *connWatch) (*Hold, error) {
 	if s.countPath == "" && !s.full.Load() {
-		h, _, err := retryVanished(ctx, conn, s.tryInTxn)
+		h, _, err := retryVanished(ctx, s.tryInTxn)
 		if h != nil || err != nil {
 			return h, err
 		}
 		s.full.Store(true)
 	}
-	h, waited, err := retryVanished(ctx, conn, s.tryHoldingLock)
+	h, waited, err := retryVanished(ctx, s.tryHoldingLock)
 	if err == nil && !waited {
 		s.full.Store(false)
 	}
@@ -51,15 +42,14 @@ func (s *Semaphore) tryBothWays(ctx context.Context, conn *connWatch) (*Hold, er
 
 // attempt is one try at a lease. waited reports that the leases were full
 // at first; vanished, that our lock or lease node went with its session and
-// the try must be made anew, the lock taken again first. A hold takes
-// over conn, the acquire's connection watch.
-type attempt func(ctx context.Context, conn *connWatch) (h *Hold, waited, vanished bool, err error)
+// the try must be made anew, the lock taken again first.
+type attempt func(ctx context.Context) (h *Hold, waited, vanished bool, err error)
 
 // retryVanished makes the attempt until its nodes stay, at most
 // maxRecreates times again.
-func retryVanished(ctx context.Context, conn *connWatch, try attempt) (h *Hold, waited bool, err error) {
+func retryVanished(ctx context.Context, try attempt) (h *Hold, waited bool, err error) {
 	for recreates := 0; ; recreates++ {
-		h, w, vanished, err := try(ctx, conn)
+		h, w, vanished, err := try(ctx)
 		waited = waited || w
 		switch {
 		case !vanished:
@@ -70,10 +60,10 @@ func retryVanished(ctx context.Context, conn *connWatch, try attempt) (h *Hold, 
 	}
 }
 
-// newLease returns the hold of the lease node at path; mark is conn's from
-// before the listing that found it within the limit.
-func (s *Semaphore) newLease(path string, conn *connWatch, mark int) *Hold {
-	return newHold(s.client, path, nil, nil, conn, mark)
+// newLease returns the hold of the lease node at path; mark is the client's
+// error epoch from before the listing that found it within the limit.
+func (s *Semaphore) newLease(path string, mark uint64) *Hold {
+	return newHold(s.client, path, nil, nil, mark)
 }
 
 // leaseTxn returns, for pipelined, a create of a protected lease node (and
@@ -94,14 +84,14 @@ func (s *Semaphore) leaseTxn(guard framework.Op) func(context.Context) (string, 
 // lock's release are one transaction, with the count of leases right behind
 // it. It returns no hold and no error if the leases were all out (its lease
 // is then given back).
-func (s *Semaphore) tryInTxn(ctx context.Context, conn *connWatch) (h *Hold, waited, vanished bool, err error) {
+func (s *Semaphore) tryInTxn(ctx context.Context) (h *Hold, waited, vanished bool, err error) {
 	lockPath, err := s.lock.Acquire(ctx, false)
 	if err != nil {
 		return nil, false, false, err
 	}
-	var mark int
+	var mark uint64
 	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.DeleteOp(lockPath, -1)), func(ctx context.Context) ([]string, error) {
-		mark = conn.mark()
+		mark = s.client.ErrorEpoch()
 		return s.leaseChildren(ctx)
 	})
 	if err != nil {
@@ -114,8 +104,8 @@ func (s *Semaphore) tryInTxn(ctx context.Context, conn *connWatch) (h *Hold, wai
 	// A listing that may have gone ahead of the create, that misses our
 	// lease, or during which an error state came (see LockInternals.wait)
 	// decides nothing: list again.
-	for !ok || !slices.Contains(first, name) || conn.mark() != mark {
-		mark = conn.mark()
+	for !ok || !slices.Contains(first, name) || s.errorSince(mark) {
+		mark = s.client.ErrorEpoch()
 		if first, err = s.leaseChildren(ctx); err != nil {
 			deleteNode(ctx, s.client, path)
 			return nil, false, false, err
@@ -126,12 +116,19 @@ func (s *Semaphore) tryInTxn(ctx context.Context, conn *connWatch) (h *Hold, wai
 		ok = true
 	}
 	if max, _ := s.limit.get(); len(first) <= max {
-		return s.newLease(path, conn, mark), false, false, nil
+		return s.newLease(path, mark), false, false, nil
 	}
 	// No room, and we no longer hold the lock: a lease must not wait
 	// without it, or two waiters could each keep the other out.
 	deleteNode(ctx, s.client, path)
 	return nil, true, false, ctx.Err()
+}
+
+// errorSince reports whether the connection entered an error state after
+// the error epoch mark.
+func (s *Semaphore) errorSince(mark uint64) bool {
+	_, ok := s.client.ErrorStateSince(mark)
+	return ok
 }
 
 // fenceGone reports a transaction that failed because the node its second
@@ -169,7 +166,7 @@ func (s *Semaphore) leaseChildren(ctx context.Context) ([]string, error) {
 // session, it gives up the lock and reports it: the lease is made again only
 // after the lock is taken again (Curator's RETRY_DUE_TO_MISSING_NODE), never
 // while another may hold it.
-func (s *Semaphore) tryHoldingLock(ctx context.Context, conn *connWatch) (h *Hold, waited, vanished bool, err error) {
+func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanished bool, err error) {
 	lockPath, err := s.lock.Acquire(ctx, false)
 	if err != nil {
 		return nil, false, false, err
@@ -188,9 +185,9 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context, conn *connWatch) (h *Hol
 		s.lock.Release(ctx, lockPath)
 	}()
 	// The check makes the lease only while our lock node exists.
-	var mark int
+	var mark uint64
 	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.CheckOp(lockPath, -1)), func(ctx context.Context) (leaseListing, error) {
-		mark = conn.mark()
+		mark = s.client.ErrorEpoch()
 		return s.listLeases(ctx)
 	})
 	if err != nil {
@@ -200,9 +197,9 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context, conn *connWatch) (h *Hol
 	if ok {
 		pre = &first
 	}
-	room, mark, waited, err := s.waitForRoom(ctx, path, pre, conn, mark)
+	room, mark, waited, err := s.waitForRoom(ctx, path, pre, mark)
 	if room {
-		return s.newLease(path, conn, mark), waited, false, nil
+		return s.newLease(path, mark), waited, false, nil
 	}
 	cctx, cancel := cleanup()
 	defer cancel()
@@ -228,12 +225,12 @@ func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 
 // waitForRoom waits until the lease at path is among at most maxLeases;
 // first, if given and showing our lease, is the first listing, made after
-// conn's mark. false with a nil error means the node vanished. waited
+// the error epoch mark. false with a nil error means the node vanished. waited
 // reports whether it had to wait. With room, it returns the mark from
 // before the listing that showed it. A lost session wakes it too
 // (go-zookeeper does not wake watches on a disconnect): the next listing
 // shows whether our lease survived.
-func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, conn *connWatch, mark int) (room bool, _ int, waited bool, err error) {
+func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, mark uint64) (room bool, _ uint64, waited bool, err error) {
 	_, name := framework.SplitPath(path)
 	// The shared count is read again only once its watch has fired:
 	// go-zookeeper keeps every watch set on a path until the node changes.
@@ -256,7 +253,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		if first != nil && slices.Contains(first.children, name) {
 			l = *first
 		} else {
-			mark = conn.mark()
+			mark = s.client.ErrorEpoch()
 			var err error
 			if l, err = s.listLeases(ctx); err != nil {
 				return false, 0, waited, err
@@ -267,7 +264,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		}
 		first = nil
 		if len(l.children) <= max {
-			if conn.mark() != mark {
+			if s.errorSince(mark) {
 				continue // see LockInternals.wait: list again after the error state
 			}
 			return true, mark, waited, nil

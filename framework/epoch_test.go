@@ -1,0 +1,128 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/recipestest"
+)
+
+// Listeners run with no framework lock held: one that calls back into the
+// client does not deadlock it, and one that blocks holds up neither the
+// client's operations nor its error epoch, nor reorders what the listeners
+// after it see once it returns.
+func TestListenersThatCallBackOrBlock(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c, err := framework.New(proxy.Addr(), append(recipestest.ClientOptions(), framework.WithNamespace(recipestest.Namespace(t)))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := ctxT(t)
+
+	// The first listener asks the client for its state on every call, and
+	// for a node once it is back.
+	type seen struct {
+		state, asked listener.ConnectionState
+		epoch        uint64
+		err          error
+	}
+	calls := make(chan seen, 16)
+	if _, err := c.AddConnectionStateListener(func(s listener.ConnectionState) {
+		got := seen{state: s, asked: c.State(), epoch: c.ErrorEpoch()}
+		if s.IsConnected() {
+			_, _, got.err = c.Exists(ctx, "/")
+		}
+		calls <- got
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The second blocks on the first Suspended until told to go on.
+	blocked := make(chan struct{})
+	unblock := make(chan struct{})
+	if _, err := c.AddConnectionStateListener(func(s listener.ConnectionState) {
+		if s == listener.Suspended {
+			select {
+			case <-blocked:
+			default:
+				close(blocked)
+				<-unblock
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	after := watchStates(t, c) // the third only records
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	after.waitLast(t, C)
+	if got := <-calls; got.state != C || got.err != nil {
+		t.Fatalf("listener calling back at Connected: %+v", got)
+	}
+
+	epoch := c.ErrorEpoch()
+	for range 2 { // two flaps; the second comes while the second listener still blocks
+		_, changed := c.StateChanged()
+		proxy.DropAll()
+		<-changed
+		if err := c.BlockUntilConnected(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Create(ctx, "/n", nil); err != nil && !errors.Is(err, framework.ErrNodeExists) {
+			t.Fatalf("an operation while a listener blocks: %v", err)
+		}
+		<-blocked
+	}
+	if state, ok := c.ErrorStateSince(epoch); !ok || state != S || c.ErrorEpoch() != epoch+2 {
+		t.Fatalf("error epoch while a listener blocks: %d -> %d (latest %v), want two Suspended", epoch, c.ErrorEpoch(), state)
+	}
+	if got := after.snapshot(); len(got) != 1 {
+		t.Fatalf("the listener after the blocked one saw %v while it blocked, want only CONNECTED", got)
+	}
+	close(unblock)
+	after.expect(t, C, S, R, S, R)
+	for _, want := range []listener.ConnectionState{S, R, S, R} {
+		got := <-calls
+		if got.state != want || (want == R && got.err != nil) {
+			t.Fatalf("listener calling back: %+v, want %v with no error", got, want)
+		}
+	}
+}
+
+// An ErrorContext ends at the next error state, with a cause that says
+// which, and at once for an epoch an error state has already passed.
+func TestErrorContext(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
+	ctx := ctxT(t)
+	epoch := c.ErrorEpoch()
+	sound, cancel := c.ErrorContext(ctx, epoch)
+	defer cancel()
+	if sound.Err() != nil {
+		t.Fatal("error context ended before any error state")
+	}
+	proxy.DropAll()
+	<-sound.Done()
+	if cause := context.Cause(sound); !errors.Is(cause, framework.ErrConnectionLoss) {
+		t.Fatalf("cause %v, want ErrConnectionLoss (Suspended)", cause)
+	}
+	late, cancelLate := c.ErrorContext(ctx, epoch)
+	defer cancelLate()
+	if late.Err() == nil {
+		t.Fatal("error context for a passed epoch is not done at once")
+	}
+	if err := c.BlockUntilConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	closing, cancelClosing := c.ErrorContext(ctx, c.ErrorEpoch())
+	defer cancelClosing()
+	c.Close()
+	<-closing.Done()
+	if cause := context.Cause(closing); !errors.Is(cause, framework.ErrClosed) {
+		t.Fatalf("cause at Close %v, want ErrClosed", cause)
+	}
+}
