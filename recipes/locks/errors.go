@@ -1,6 +1,10 @@
 package locks
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/gocurator/curator/framework"
+)
 
 // Errors of the lock recipes; each can be tested with errors.Is.
 var (
@@ -19,6 +23,7 @@ var (
 	// for ever.
 	ErrUpgrade = errors.New("locks: cannot upgrade a read lock to a write lock")
 	// ErrInvalidArg reports bad input: an empty or relative path, maxLeases
-	// or a lease count below 1.
-	ErrInvalidArg = errors.New("locks: invalid argument")
+	// or a lease count below 1. It is framework.ErrInvalidArg, so that one
+	// errors.Is test covers the client's bad input and the recipes'.
+	ErrInvalidArg = framework.ErrInvalidArg
 )

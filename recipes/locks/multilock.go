@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -28,11 +27,27 @@ func NewMultiLock(locks ...Locker) (*MultiLock, error) {
 		return nil, fmt.Errorf("%w: a multi-lock needs at least one lock", ErrInvalidArg)
 	}
 	for i, l := range locks {
-		if v := reflect.ValueOf(l); l == nil || v.Kind() == reflect.Pointer && v.IsNil() {
+		if isNil(l) {
 			return nil, fmt.Errorf("%w: lock %d is nil", ErrInvalidArg, i)
 		}
 	}
 	return &MultiLock{locks: append([]Locker(nil), locks...)}, nil
+}
+
+// isNil reports a nil Locker, or one of this package's lock types that is a
+// nil pointer (a user's own Locker type must not be a nil pointer).
+func isNil(l Locker) bool {
+	switch l := l.(type) {
+	case nil:
+		return true
+	case *Mutex:
+		return l == nil
+	case *Semaphore:
+		return l == nil
+	case *SemaphoreMutex:
+		return l == nil
+	}
+	return false
 }
 
 // NewMultiMutex returns a multi-lock over a Mutex at each path, as Curator's
