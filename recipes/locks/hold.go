@@ -139,10 +139,16 @@ func (h *Hold) Token(ctx context.Context) (int64, error) {
 // deleted. Otherwise it returns an error wrapping ErrLockLost, and Err and
 // Lost say so from then on: if the hold was lost before (see Lost), if the
 // node was already gone (deleted by someone else, or with a session that
-// ended before the release), or if the delete failed while the connection
-// was in an error state (see framework.Client.ErrorPolicy). A delete that
-// fails otherwise (ctx ended, say) returns its error; the client goes on
-// deleting the node in the background either way.
+// ended before the release), or if the connection entered an error state
+// (see framework.Client.ErrorPolicy) before the delete was answered.
+//
+// Release does not wait for a connection that is down: the client's
+// guaranteed delete removes the node once it is back (or the node goes with
+// its session), and Release returns at once: ErrLockLost if the hold was
+// lost, else (under the Session error policy, during a flap) an error
+// wrapping framework.ErrConnectionLoss. So `defer h.Release(ctx)` with any
+// ctx returns promptly. A delete that fails otherwise (ctx ended, say)
+// returns its error, and the node is deleted in the background too.
 func (h *Hold) Release(ctx context.Context) error {
 	h.mu.Lock()
 	if h.released {
@@ -173,18 +179,33 @@ func (h *Hold) Release(ctx context.Context) error {
 	if h.onRelease != nil {
 		h.onRelease()
 	}
-	// The connection is watched until the delete has an answer: an error
-	// state while it fails means the hold may have ended unseen.
+	// The delete runs while the connection is sound: it ends at the first
+	// error state (the hold may then have ended unseen), and is not tried
+	// while the connection is down. The guaranteed delete does the rest.
 	mark := h.client.ErrorEpoch()
-	err := releaseNode(ctx, h.client, h.path, h.session)
-	if err != nil && lost == nil {
-		state, flapped := h.client.ErrorStateSince(mark)
-		switch {
-		case errors.Is(err, ErrLockLost):
-			lost, err = err, nil
-		case flapped:
-			lost = fmt.Errorf("%w: connection %v during the release", ErrLockLost, state)
+	rctx, cancel := h.client.ErrorContext(ctx, mark)
+	if !h.client.State().IsConnected() {
+		cancel()
+	}
+	err := releaseNode(rctx, h.client, h.path, h.session)
+	cancel()
+	switch state, flapped := h.client.ErrorStateSince(mark); {
+	case err == nil:
+	case errors.Is(err, ErrLockLost):
+		if lost == nil {
+			lost = err
 		}
+		err = nil
+	case lost != nil && rctx.Err() != nil && ctx.Err() == nil:
+		err = nil // cut short by us; the guaranteed delete goes on
+	case lost != nil:
+	case flapped:
+		lost = fmt.Errorf("%w: connection %v during the release", ErrLockLost, state)
+		if rctx.Err() != nil && ctx.Err() == nil {
+			err = nil
+		}
+	case rctx.Err() != nil && ctx.Err() == nil:
+		err = fmt.Errorf("%w: the connection is down: the client deletes %s once it is back", framework.ErrConnectionLoss, h.path)
 	}
 	if lost == nil {
 		return err

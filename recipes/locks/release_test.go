@@ -3,12 +3,14 @@ package locks_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/retry"
 )
 
 // A holder paused past its session (its connection silent while the server
@@ -106,5 +108,47 @@ func TestReleaseRetriesABrokenPipe(t *testing.T) {
 	}
 	if ok, _, err := c.Exists(ctx, h.Path()); ok || err != nil {
 		t.Fatalf("the node after the release: exists %v (%v)", ok, err)
+	}
+}
+
+// Releasing while the connection is down returns without waiting for it
+// (the client's retry policy here would wait for ever), and the client's
+// guaranteed delete removes the node once the connection is back. Under the
+// Standard policy the hold was lost when the connection went; under the
+// Session policy it was not, and Release says the delete is pending.
+func TestReleaseWhileTheConnectionIsDownReturns(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		policy   listener.ErrorPolicy
+		wantLost bool
+	}{
+		{"standard", listener.StandardErrorPolicy{}, true},
+		{"session", listener.SessionErrorPolicy{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := recipestest.Namespace(t)
+			proxy := recipestest.StartProxy(t, server.Addr())
+			c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithErrorPolicy(tc.policy),
+				framework.WithRetryPolicy(retry.RetryForever(10*time.Millisecond)), framework.WithSessionTimeout(20*time.Second))
+			observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			ctx := ctxT(t)
+			h := holdLock(ctx, t, c)
+			_, changed := c.StateChanged()
+			proxy.Blackhole(true) // new connections wait unserved
+			proxy.DropAll()
+			<-changed // Suspended, and it stays so
+			err := h.Release(ctx) // ctx only bounds a hang: on a connection that stays down, Release must not wait
+			if c.State() != listener.Suspended {
+				t.Fatalf("state %v when Release returned: the test proves nothing", c.State())
+			}
+			switch {
+			case tc.wantLost && !isLost(err):
+				t.Fatalf("Release with the connection down: %v; want ErrLockLost", err)
+			case !tc.wantLost && (isLost(err) || !errors.Is(err, framework.ErrConnectionLoss)):
+				t.Fatalf("Release with the connection down: %v; want ErrConnectionLoss, not a loss", err)
+			}
+			proxy.Blackhole(false)
+			waitGone(t, observer, h.Path())
+		})
 	}
 }
