@@ -60,6 +60,12 @@ func TestLockACLKeepsOtherPrincipalsOut(t *testing.T) {
 			if kids := children(t, other, "/locks/jobs"); !slices.Equal(kids, []string{holder}) {
 				t.Fatalf("the lock's children seen by %s: %v, want the holder's %s", name, kids, holder)
 			}
+			// Reading the ACL shows the principal's name but not its
+			// password's hash (ZooKeeper keeps that to ADMIN).
+			acl, _, err := other.GetACL(ctx, h.Path())
+			if err != nil || len(acl) != 2 || acl[0].Scheme != "digest" || acl[0].ID != "alice:x" {
+				t.Errorf("the holder's ACL seen by %s: %v (%v), want the digest redacted to alice:x", name, acl, err)
+			}
 			if err := other.Delete(ctx, h.Path()); !errors.Is(err, framework.ErrNoAuth) {
 				t.Errorf("deleting the holder's node: %v, want ErrNoAuth", err)
 			}
