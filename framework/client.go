@@ -34,6 +34,8 @@ type Client struct {
 	conn     *zk.Conn
 	events   <-chan zk.Event
 	netConns map[net.Conn]struct{}
+	hosts    *hostNames // with WithTLS: the host each address came from
+	dialErr  error      // how the latest dial failed; nil once one succeeds
 
 	authDone chan struct{}   // closed once the auth info is on the session
 	authErr  error           // set before authDone is closed: the auth info was refused
@@ -116,8 +118,14 @@ func (c *Client) Start() error {
 	if c.started {
 		return fmt.Errorf("%w: client already started", ErrInvalidArg)
 	}
+	var hosts zk.HostProvider = zk.NewDNSHostProvider() // go-zookeeper's default
+	if c.cfg.tls != nil {
+		c.hosts = new(hostNames)
+		hosts = c.hosts
+	}
 	conn, events, err := zk.Connect(c.servers, c.cfg.sessionTimeout,
 		zk.WithDialer(c.dial),
+		zk.WithHostProvider(hosts),
 		zk.WithEventCallback(c.onEvent),
 		zk.WithLogger(zkLogger{c.log}),
 		zk.WithLogInfo(false),
@@ -314,11 +322,11 @@ func (c *Client) connected(ctx context.Context, timeout time.Duration) (*zk.Conn
 		select {
 		case <-changed:
 		case <-expire:
-			return nil, errNotConnected
+			return nil, c.notConnected(errNotConnected)
 		case <-c.closing.Done():
 			return nil, ErrClosed
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, c.notConnected(ctx.Err())
 		}
 	}
 }
@@ -333,9 +341,9 @@ func (c *Client) onEvent(ev zk.Event) {
 	c.sm.onEvent(ev.State)
 }
 
-// dial connects to a server through the configured dialer, remembers the
-// connection so Close can cut it, and reads the handshake's session id and
-// negotiated timeout on the way through.
+// dial connects to a server (see dialServer), remembers the connection so
+// Close can cut it, and reads the handshake's session id and negotiated
+// timeout on the way through.
 func (c *Client) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	c.mu.Lock()
 	closed := c.closed
@@ -343,14 +351,14 @@ func (c *Client) dial(network, addr string, timeout time.Duration) (net.Conn, er
 	if closed {
 		return nil, ErrClosed
 	}
-	d := c.cfg.dialer
-	if d == nil {
-		d = net.DialTimeout
-	}
-	nc, err := d(network, addr, timeout)
+	nc, err := c.dialServer(c.closing, network, addr, timeout)
 	if err != nil {
+		if !c.isClosed() {
+			c.noteDial(err)
+		}
 		return nil, err
 	}
+	c.noteDial(nil)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -445,13 +453,7 @@ func (c *Client) endSession(id int64) {
 
 // closeSession closes the session of hs through the server it was made on.
 func (c *Client) closeSession(ctx context.Context, hs handshake) error {
-	var nc net.Conn
-	var err error
-	if d := c.cfg.dialer; d != nil {
-		nc, err = d("tcp", hs.addr, c.cfg.connectionTimeout) // a zk.Dialer takes no context
-	} else {
-		nc, err = new(net.Dialer).DialContext(ctx, "tcp", hs.addr)
-	}
+	nc, err := c.dialServer(ctx, "tcp", hs.addr, c.cfg.connectionTimeout)
 	if err != nil {
 		return err
 	}

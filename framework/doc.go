@@ -9,7 +9,8 @@
 //   - a connection-state machine (Connected, Suspended, Reconnected, Lost)
 //     that listeners subscribe to, including Curator's rule that a connection
 //     Suspended for the negotiated session timeout is Lost;
-//   - namespaces, ACL providers, digest authentication and default node data;
+//   - namespaces, ACL providers, digest authentication, TLS and default node
+//     data;
 //   - protected creates (the _c_<uuid>- prefix), container parents, guaranteed
 //     deletes, one-shot watches and transactions.
 //

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"time"
@@ -31,6 +32,7 @@ type config struct {
 	errorPolicy       listener.ErrorPolicy
 	logger            *slog.Logger
 	dialer            zk.Dialer
+	tls               *tls.Config
 }
 
 type authInfo struct {
@@ -146,7 +148,9 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithDialer sets how connections to servers are dialled; tests use it to put
-// a fault proxy or a session killer in between.
+// a fault proxy or a session killer in between. With WithTLS, the dialer
+// makes the connection TLS runs over: it sees TLS records, not ZooKeeper's
+// frames.
 func WithDialer(d zk.Dialer) Option {
 	return func(c *config) error {
 		c.dialer = d

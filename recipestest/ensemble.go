@@ -46,6 +46,9 @@ func StartEnsemble(n int, opts ...Option) (*Ensemble, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("recipestest: ensemble of %d members", n)
 	}
+	if newConfig(opts).tls {
+		return nil, errEnsembleTLS
+	}
 	zkp, err := findZooKeeper()
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package recipestest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ type config struct {
 	maxSession time.Duration
 	noSync     bool
 	stock      bool
+	tls        bool
 }
 
 // WithTickTime sets ZooKeeper's tickTime (default 200ms). Session timeouts
@@ -98,6 +100,9 @@ type Server struct {
 	cfgPath string
 	logPath string
 
+	secureAddr string      // with WithTLS
+	clientTLS  *tls.Config // with WithTLS
+
 	mu   sync.Mutex
 	proc *process // nil while stopped
 }
@@ -108,7 +113,12 @@ func NewServer(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(1)
+	c := newConfig(opts)
+	nports := 1
+	if c.tls {
+		nports = 2
+	}
+	ports, err := freePorts(nports)
 	if err != nil {
 		return nil, err
 	}
@@ -123,9 +133,15 @@ func NewServer(opts ...Option) (*Server, error) {
 		cfgPath: filepath.Join(dir, "zoo.cfg"),
 		logPath: filepath.Join(dir, "server.log"),
 	}
-	c := newConfig(opts)
 	s.zk.jvmFlags = c.jvmFlags()
-	cfg := c.zooCfg(filepath.Join(dir, "data"), ports[0])
+	var extra []string
+	if c.tls {
+		if extra, err = s.setUpTLS(ports[1]); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	cfg := c.zooCfg(filepath.Join(dir, "data"), ports[0], extra...)
 	if err := os.WriteFile(s.cfgPath, []byte(cfg), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return nil, err

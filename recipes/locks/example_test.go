@@ -2,8 +2,11 @@ package locks_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
@@ -11,8 +14,8 @@ import (
 
 // exampleClient connects to the test server (TestMain starts it); in your
 // code, the connect string is your ensemble's.
-func exampleClient(namespace string) *framework.Client {
-	client, err := framework.New(server.ConnectString(), framework.WithNamespace(namespace))
+func exampleClient(namespace string, opts ...framework.Option) *framework.Client {
+	client, err := framework.New(server.ConnectString(), append([]framework.Option{framework.WithNamespace(namespace)}, opts...)...)
 	if err != nil {
 		panic(err)
 	}
@@ -139,4 +142,48 @@ func ExampleHold_Fence() {
 	fmt.Println(err)
 	h.Release(ctx)
 	// Output: <nil>
+}
+
+// creatorACL is an ACL provider that keeps what a client creates to the
+// client's own identity: the identity that creates a node may do
+// everything with it (ZooKeeper's CREATOR_ALL_ACL, the "auth" scheme), and
+// anyone may read it (READ_ACL_UNSAFE), so that tools can list who holds a
+// lock and who waits.
+type creatorACL struct{}
+
+// DefaultACL is the creator's identity with every permission, and read
+// access for anyone.
+func (creatorACL) DefaultACL() []zk.ACL {
+	return append(zk.AuthACL(zk.PermAll), zk.WorldACL(zk.PermRead)...)
+}
+
+// ACLForPath has nothing special for any path.
+func (creatorACL) ACLForPath(string) []zk.ACL { return nil }
+
+// A lock only one identity can take, break or revoke: the client
+// authenticates with a digest, and its ACL provider gives the lock's
+// nodes, and the parents made for them, an ACL for that identity. Make the
+// lock's parent ("/locks" here) once, as a persistent node, so that no
+// other identity can make the lock's directory its own while it is gone.
+func ExampleMutex_digestACL() {
+	client := exampleClient("example-acl", framework.WithDigestAuth("jobs", "s3cret"), framework.WithACLProvider(creatorACL{}))
+	defer client.Close()
+	ctx := context.Background()
+	if _, err := client.Create(ctx, "/locks", []byte{}); err != nil && !errors.Is(err, framework.ErrNodeExists) {
+		panic(err)
+	}
+
+	m, _ := locks.NewMutex(client, "/locks/nightly")
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		panic(err)
+	}
+	defer h.Release(ctx)
+
+	anonymous := exampleClient("example-acl")
+	defer anonymous.Close()
+	other, _ := locks.NewMutex(anonymous, "/locks/nightly")
+	_, err = other.Acquire(ctx)
+	fmt.Println(errors.Is(err, framework.ErrNoAuth))
+	// Output: true
 }
