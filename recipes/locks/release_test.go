@@ -136,7 +136,7 @@ func TestReleaseWhileTheConnectionIsDownReturns(t *testing.T) {
 			_, changed := c.StateChanged()
 			proxy.Blackhole(true) // new connections wait unserved
 			proxy.DropAll()
-			<-changed // Suspended, and it stays so
+			<-changed             // Suspended, and it stays so
 			err := h.Release(ctx) // ctx only bounds a hang: on a connection that stays down, Release must not wait
 			if c.State() != listener.Suspended {
 				t.Fatalf("state %v when Release returned: the test proves nothing", c.State())
