@@ -30,8 +30,19 @@ func TestDigestAuth(t *testing.T) {
 
 // Auth info the server refuses fails every operation, as Java's
 // AUTH_FAILED does, instead of letting them run without the identity.
+//
+// The server drops the connection that sent the refused auth info, so the
+// client does not stay CONNECTED long enough for startClient to wait on.
 func TestRefusedAuthFailsOperations(t *testing.T) {
-	c := newClient(t, framework.WithAuth("no-such-scheme", []byte("x")))
+	c, err := framework.New(server.ConnectString(), append(recipestest.ClientOptions(),
+		framework.WithNamespace(recipestest.Namespace(t)), framework.WithAuth("no-such-scheme", []byte("x")))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := c.Exists(ctxT(t), "/x"); !errors.Is(err, framework.ErrNoAuth) {
 		t.Fatalf("an operation after the server refused the auth info: %v, want ErrNoAuth", err)
 	}
