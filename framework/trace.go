@@ -21,7 +21,8 @@ type Trace struct {
 	// a request on the same Client. The answer can come back before the
 	// send loop gets to call it: an operation that succeeds then calls it
 	// itself, on the caller's goroutine, as it returns; one that fails
-	// does not.
+	// does not. Either way a call under way on the send loop has returned
+	// before the operation does.
 	Written func()
 }
 

@@ -22,11 +22,17 @@ type writeWatch struct {
 	waiting map[string][]*writeWaiter // by path
 }
 
-type writeWaiter struct{ fn func() }
+// writeWaiter is one add. Its mutex is held from the moment written takes
+// it until fn has returned, so that remove can wait out a call under way.
+type writeWaiter struct {
+	fn func()
+	mu sync.Mutex
+}
 
 // add calls fn once a create request (or a multi whose first op is) for
 // path has been written, and returns a func that stops waiting: it reports
-// whether fn was still waiting (and so will not be called).
+// whether fn was still waiting (and so will not be called). If written
+// has taken fn, remove returns only once fn has returned.
 func (w *writeWatch) add(path string, fn func()) (remove func() bool) {
 	ww := &writeWaiter{fn: fn}
 	w.mu.Lock()
@@ -41,12 +47,15 @@ func (w *writeWatch) add(path string, fn func()) (remove func() bool) {
 
 func (w *writeWatch) remove(path string, ww *writeWaiter) bool {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	list := w.waiting[path]
 	i := slices.Index(list, ww)
 	if i < 0 {
+		w.mu.Unlock()
+		ww.mu.Lock() // written holds it until fn has returned
+		ww.mu.Unlock()
 		return false
 	}
+	defer w.mu.Unlock()
 	w.n.Add(-1)
 	if len(list) == 1 {
 		delete(w.waiting, path)
@@ -94,8 +103,12 @@ func (w *writeWatch) written(b []byte) {
 		delete(w.waiting, string(path))
 		w.n.Add(-int32(len(list)))
 	}
+	for _, ww := range list {
+		ww.mu.Lock() // before w.mu is let go: a remove that misses ww waits for fn
+	}
 	w.mu.Unlock()
 	for _, ww := range list {
 		ww.fn()
+		ww.mu.Unlock()
 	}
 }
