@@ -133,7 +133,7 @@ func connectZK(addr string, buffered bool) (session, error) {
 	if buffered {
 		dial = bufferReads(dial)
 	}
-	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithDialer(dial),
+	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithDialer(zk.Dialer(dial)),
 		zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func connectZK(addr string, buffered bool) (session, error) {
 // request in flight at a time; in the memory workload, with many acquirers
 // on a session, a signal may be taken by another's listing, which is then
 // made again (memory counts no requests).
-func signalCreates(sent chan<- struct{}, next zk.Dialer) zk.Dialer {
+func signalCreates(sent chan<- struct{}, next framework.Dialer) framework.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		c, err := next(network, addr, timeout)
 		if err != nil {
@@ -174,7 +174,7 @@ func signalCreates(sent chan<- struct{}, next zk.Dialer) zk.Dialer {
 // bufferReads wraps next so that reads go through a buffer, as in
 // gocurator's client (framework's bufferedConn): go-zookeeper reads every
 // frame in two reads, its length and its body.
-func bufferReads(next zk.Dialer) zk.Dialer {
+func bufferReads(next framework.Dialer) framework.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		c, err := next(network, addr, timeout)
 		if err != nil {

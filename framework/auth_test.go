@@ -4,8 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipestest"
 )
@@ -17,7 +15,7 @@ func TestDigestAuth(t *testing.T) {
 	alice := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithAuth("digest", []byte("alice:secret")))
 	anon := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	ctx := ctxT(t)
-	if _, err := alice.Create(ctx, "/private", []byte("x"), framework.WithACL(zk.DigestACL(zk.PermAll, "alice", "secret"))); err != nil {
+	if _, err := alice.Create(ctx, "/private", []byte("x"), framework.WithACL(framework.DigestACL(framework.PermAll, "alice", "secret"))); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := alice.Get(ctx, "/private"); err != nil {

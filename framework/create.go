@@ -9,18 +9,18 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// CreateMode is a node's kind, with go-zookeeper's flag values.
+// CreateMode is a node's kind.
 type CreateMode int32
 
-// The create modes.
+// The create modes, with ZooKeeper's codes.
 const (
-	Persistent                  CreateMode = zk.FlagPersistent
-	Ephemeral                   CreateMode = zk.FlagEphemeral
-	PersistentSequential        CreateMode = zk.FlagSequence
-	EphemeralSequential         CreateMode = zk.FlagEphemeralSequential
-	Container                   CreateMode = zk.FlagContainer
-	PersistentWithTTL           CreateMode = zk.FlagTTL
-	PersistentSequentialWithTTL CreateMode = zk.FlagPersistentSequentialWithTTL
+	Persistent                  CreateMode = 0
+	Ephemeral                   CreateMode = 1
+	PersistentSequential        CreateMode = 2
+	EphemeralSequential         CreateMode = 3
+	Container                   CreateMode = 4
+	PersistentWithTTL           CreateMode = 5
+	PersistentSequentialWithTTL CreateMode = 6
 )
 
 // IsEphemeral reports whether nodes of this mode die with their session.
@@ -40,7 +40,7 @@ type CreateOption func(*createOpts)
 
 type createOpts struct {
 	mode      CreateMode
-	acl       []zk.ACL
+	acl       []ACL
 	ttl       time.Duration
 	protected bool
 	parents   parentMode
@@ -70,7 +70,7 @@ const (
 func WithMode(m CreateMode) CreateOption { return func(o *createOpts) { o.mode = m } }
 
 // WithACL sets the node's ACL instead of the client's ACLProvider's.
-func WithACL(acl []zk.ACL) CreateOption { return func(o *createOpts) { o.acl = acl } }
+func WithACL(acl []ACL) CreateOption { return func(o *createOpts) { o.acl = acl } }
 
 // WithTTL sets the time to live of a PersistentWithTTL or
 // PersistentSequentialWithTTL node (the server must enable TTL nodes).
@@ -125,7 +125,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	if data == nil {
 		data = c.cfg.defaultData
 	}
-	acl := o.acl
+	acl := zkACLs(o.acl)
 	if len(acl) == 0 {
 		acl = aclFor(c.cfg.aclProvider, path)
 	}

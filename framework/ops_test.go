@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
@@ -89,18 +87,18 @@ func TestWatchesFireOnce(t *testing.T) {
 	}
 	c.Create(ctx, "/w", nil)
 	ev, err := w.Wait(ctx)
-	if err != nil || ev.Type != zk.EventNodeCreated || ev.Path != "/w" {
+	if err != nil || ev.Type != framework.EventNodeCreated || ev.Path != "/w" {
 		t.Fatalf("exists watch: %+v %v", ev, err)
 	}
 
 	_, _, dw, _ := c.GetW(ctx, "/w")
 	_, _, cw, _ := c.ChildrenW(ctx, "/w")
 	c.Create(ctx, "/w/kid", nil)
-	if ev, _ := cw.Wait(ctx); ev.Type != zk.EventNodeChildrenChanged || ev.Path != "/w" {
+	if ev, _ := cw.Wait(ctx); ev.Type != framework.EventNodeChildrenChanged || ev.Path != "/w" {
 		t.Fatalf("children watch: %+v", ev)
 	}
 	c.Set(ctx, "/w", []byte("x"), -1)
-	if ev, _ := dw.Wait(ctx); ev.Type != zk.EventNodeDataChanged {
+	if ev, _ := dw.Wait(ctx); ev.Type != framework.EventNodeDataChanged {
 		t.Fatalf("data watch: %+v", ev)
 	}
 	// One-shot: the channel is closed after its event.
@@ -178,7 +176,7 @@ func TestDigestACLKeepsOthersOut(t *testing.T) {
 	ns := recipestest.Namespace(t)
 	owner := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDigestAuth("alice", "secret"))
 	ctx := ctxT(t)
-	acl := zk.DigestACL(zk.PermAll, "alice", "secret")
+	acl := framework.DigestACL(framework.PermAll, "alice", "secret")
 	if _, err := owner.Create(ctx, "/private", []byte("s"), framework.WithACL(acl)); err != nil {
 		t.Fatal(err)
 	}
@@ -412,5 +410,21 @@ func TestFreshNamespaceRootIsMadeForAnyOperation(t *testing.T) {
 	root := newClientAt(t, server.ConnectString())
 	if _, stat, err := root.Get(ctx, "/"+ns); err != nil || stat.EphemeralOwner != 0 || stat.NumChildren != 1 {
 		t.Fatalf("namespace root: %+v, %v", stat, err)
+	}
+}
+
+// Exists on a missing node returns no stat, as Curator's checkExists
+// returns null; on a node that exists, its stat.
+func TestExistsStat(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	if ok, stat, err := c.Exists(ctx, "/missing"); ok || stat != nil || err != nil {
+		t.Fatalf("Exists of a missing node: %v, %+v, %v; want false, nil, nil", ok, stat, err)
+	}
+	if _, err := c.Create(ctx, "/here", []byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, stat, err := c.Exists(ctx, "/here"); !ok || stat == nil || stat.DataLength != 3 || err != nil {
+		t.Fatalf("Exists of a node: %v, %+v, %v", ok, stat, err)
 	}
 }

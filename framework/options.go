@@ -31,7 +31,7 @@ type config struct {
 	defaultData       []byte
 	errorPolicy       listener.ErrorPolicy
 	logger            *slog.Logger
-	dialer            zk.Dialer
+	dialer            Dialer
 	tls               *tls.Config
 }
 
@@ -151,7 +151,7 @@ func WithLogger(l *slog.Logger) Option {
 // a fault proxy or a session killer in between. With WithTLS, the dialer
 // makes the connection TLS runs over: it sees TLS records, not ZooKeeper's
 // frames.
-func WithDialer(d zk.Dialer) Option {
+func WithDialer(d Dialer) Option {
 	return func(c *config) error {
 		c.dialer = d
 		return nil
@@ -161,24 +161,28 @@ func WithDialer(d zk.Dialer) Option {
 // ACLProvider chooses the ACL of nodes created without one.
 type ACLProvider interface {
 	// DefaultACL is the ACL for paths ACLForPath has nothing for.
-	DefaultACL() []zk.ACL
+	DefaultACL() []ACL
 	// ACLForPath returns the ACL for path (as the caller gave it), or nil.
-	ACLForPath(path string) []zk.ACL
+	ACLForPath(path string) []ACL
 }
 
-// OpenACLProvider gives every node zk.WorldACL(zk.PermAll), ZooKeeper's
+// OpenACLProvider gives every node WorldACL(PermAll), ZooKeeper's
 // OPEN_ACL_UNSAFE. It is the default.
 type OpenACLProvider struct{}
 
 // DefaultACL returns world:anyone with all permissions.
-func (OpenACLProvider) DefaultACL() []zk.ACL { return zk.WorldACL(zk.PermAll) }
+func (OpenACLProvider) DefaultACL() []ACL { return WorldACL(PermAll) }
 
 // ACLForPath returns nil: every path gets the default.
-func (OpenACLProvider) ACLForPath(string) []zk.ACL { return nil }
+func (OpenACLProvider) ACLForPath(string) []ACL { return nil }
 
+// aclFor returns the ACL p gives path, as go-zookeeper takes it.
 func aclFor(p ACLProvider, path string) []zk.ACL {
-	if acl := p.ACLForPath(path); len(acl) > 0 {
-		return acl
+	if _, ok := p.(OpenACLProvider); ok { // the default: one allocation, not two
+		return zk.WorldACL(zk.PermAll)
 	}
-	return p.DefaultACL()
+	if acl := p.ACLForPath(path); len(acl) > 0 {
+		return zkACLs(acl)
+	}
+	return zkACLs(p.DefaultACL())
 }

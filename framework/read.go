@@ -35,87 +35,99 @@ type node struct {
 	ok       bool
 	data     []byte
 	children []string
-	acl      []zk.ACL
-	stat     *zk.Stat
+	acl      []ACL
+	stat     *Stat
 	watch    Watch
 }
 
-// Exists reports whether a node exists, with its stat if it does.
-func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
+// Exists reports whether a node exists, with its stat if it does; a missing
+// node's stat is nil, as Curator's checkExists returns null.
+func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 	n, err := run(ctx, c, "exists", path, func(conn *zk.Conn, full string) (node, error) {
 		ok, stat, err := conn.Exists(full)
-		return node{ok: ok, stat: stat}, err
+		return node{ok: ok, stat: existing(ok, stat)}, err
 	})
 	return n.ok, n.stat, err
 }
 
 // ExistsW is Exists that also sets a watch, which fires when the node is
 // created, deleted or its data changes.
-func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, Watch, error) {
+func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, Watch, error) {
 	n, err := run(ctx, c, "exists", path, func(conn *zk.Conn, full string) (node, error) {
 		ok, stat, ch, err := conn.ExistsW(full)
-		return node{ok: ok, stat: stat, watch: Watch{ch, c.cfg.namespace}}, err
+		return node{ok: ok, stat: existing(ok, stat), watch: Watch{ch, c.cfg.namespace}}, err
 	})
 	return n.ok, n.stat, n.watch, err
 }
 
 // Get returns a node's data and stat.
-func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 	n, err := run(ctx, c, "get", path, func(conn *zk.Conn, full string) (node, error) {
 		data, stat, err := conn.Get(full)
-		return node{data: data, stat: stat}, err
+		return node{data: data, stat: statOf(stat)}, err
 	})
 	return n.data, n.stat, err
 }
 
 // GetW is Get that also sets a watch, which fires when the node's data
 // changes or the node is deleted.
-func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, Watch, error) {
+func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, Watch, error) {
 	n, err := run(ctx, c, "get", path, func(conn *zk.Conn, full string) (node, error) {
 		data, stat, ch, err := conn.GetW(full)
-		return node{data: data, stat: stat, watch: Watch{ch, c.cfg.namespace}}, err
+		return node{data: data, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace}}, err
 	})
 	return n.data, n.stat, n.watch, err
 }
 
 // Children returns the names of a node's children, in no particular order.
-func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
+func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, error) {
 	n, err := run(ctx, c, "children", path, func(conn *zk.Conn, full string) (node, error) {
 		children, stat, err := conn.Children(full)
-		return node{children: children, stat: stat}, err
+		return node{children: children, stat: statOf(stat)}, err
 	})
 	return n.children, n.stat, err
 }
 
 // ChildrenW is Children that also sets a watch, which fires when a child is
 // added or removed or the node is deleted.
-func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, Watch, error) {
+func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, Watch, error) {
 	n, err := run(ctx, c, "children", path, func(conn *zk.Conn, full string) (node, error) {
 		children, stat, ch, err := conn.ChildrenW(full)
-		return node{children: children, stat: stat, watch: Watch{ch, c.cfg.namespace}}, err
+		return node{children: children, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace}}, err
 	})
 	return n.children, n.stat, n.watch, err
 }
 
 // Set sets a node's data if its version matches (-1 matches any).
-func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
-	return run(ctx, c, "set", path, func(conn *zk.Conn, full string) (*zk.Stat, error) {
-		return conn.Set(full, data, version)
+func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*Stat, error) {
+	return run(ctx, c, "set", path, func(conn *zk.Conn, full string) (*Stat, error) {
+		stat, err := conn.Set(full, data, version)
+		return statOf(stat), err
 	})
 }
 
 // GetACL returns a node's ACL and stat.
-func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error) {
+func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) {
 	n, err := run(ctx, c, "getACL", path, func(conn *zk.Conn, full string) (node, error) {
 		acl, stat, err := conn.GetACL(full)
-		return node{acl: acl, stat: stat}, err
+		return node{acl: aclsOf(acl), stat: statOf(stat)}, err
 	})
 	return n.acl, n.stat, err
 }
 
 // SetACL sets a node's ACL if its ACL version matches (-1 matches any).
-func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error) {
-	return run(ctx, c, "setACL", path, func(conn *zk.Conn, full string) (*zk.Stat, error) {
-		return conn.SetACL(full, acl, version)
+func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int32) (*Stat, error) {
+	return run(ctx, c, "setACL", path, func(conn *zk.Conn, full string) (*Stat, error) {
+		stat, err := conn.SetACL(full, zkACLs(acl), version)
+		return statOf(stat), err
 	})
+}
+
+// existing is the stat of a node that exists, nil for one that does not
+// (go-zookeeper gives a zero stat then).
+func existing(ok bool, stat *zk.Stat) *Stat {
+	if !ok {
+		return nil
+	}
+	return statOf(stat)
 }

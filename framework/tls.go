@@ -60,7 +60,7 @@ func (c *Client) dialServer(ctx context.Context, network, addr string, timeout t
 	var nc net.Conn
 	var err error
 	if d := c.cfg.dialer; d != nil {
-		nc, err = d(network, addr, timeout) // a zk.Dialer takes no context
+		nc, err = d(network, addr, timeout) // a Dialer takes no context
 	} else {
 		nc, err = (&net.Dialer{Timeout: timeout}).DialContext(ctx, network, addr)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/zkerr"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -63,8 +64,8 @@ func CheckOp(path string, version int32) Op {
 
 // OpResult is the outcome of one operation of a committed transaction.
 type OpResult struct {
-	Path string   // created path, for a create (without the namespace)
-	Stat *zk.Stat // for a set
+	Path string // created path, for a create (without the namespace)
+	Stat *Stat  // for a set
 }
 
 // TxnError reports a transaction that failed: which operation failed and
@@ -138,7 +139,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			if data == nil {
 				data = c.cfg.defaultData
 			}
-			acl := op.create.acl
+			acl := zkACLs(op.create.acl)
 			if len(acl) == 0 {
 				acl = aclFor(c.cfg.aclProvider, op.path)
 			}
@@ -198,7 +199,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	}
 	out := make([]OpResult, len(res))
 	for i, r := range res {
-		out[i] = OpResult{Path: c.cfg.namespace.unfix(r.String), Stat: r.Stat}
+		out[i] = OpResult{Path: c.cfg.namespace.unfix(r.String), Stat: statOf(r.Stat)}
 	}
 	return out, nil
 }
@@ -339,5 +340,5 @@ func failedOp(res []zk.MultiResponse) (int, error) {
 // isRollback reports ZooKeeper's "runtime inconsistency" (-2) and "ok" codes,
 // which mark the operations of a failed multi that did not fail themselves.
 func isRollback(err error) bool {
-	return err.Error() == "unknown error: -2"
+	return zkerr.Is(err, zkerr.RuntimeInconsistency)
 }

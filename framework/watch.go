@@ -3,33 +3,31 @@ package framework
 import (
 	"context"
 	"fmt"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // Watch is a one-shot ZooKeeper watch. Its channel receives one event and is
 // then closed; nothing blocks if it is never read, so a Watch is safe to
 // abandon. Watches survive a dropped connection (go-zookeeper sets them
-// again on reconnect) and fire with zk.EventNotWatching when the session
+// again on reconnect) and fire with EventNotWatching when the session
 // expires or the client closes.
 type Watch struct {
-	ch <-chan zk.Event
+	ch <-chan Event
 	ns namespace
 }
 
 // WatchEvent is what a watch saw.
 type WatchEvent struct {
-	Type zk.EventType // zk.EventNodeCreated, ...Deleted, ...DataChanged, ...ChildrenChanged or zk.EventNotWatching
-	Path string       // as the caller names it, without the namespace
-	Err  error        // with zk.EventNotWatching: an *OpError whose Kind is ErrSessionExpired or ErrClosed
+	Type EventType // EventNodeCreated, ...Deleted, ...DataChanged, ...ChildrenChanged or EventNotWatching
+	Path string    // as the caller names it, without the namespace
+	Err  error     // with EventNotWatching: an *OpError whose Kind is ErrSessionExpired or ErrClosed
 }
 
 // C returns the channel the event arrives on, for use in a select; pass what
 // it yields to Event.
-func (w Watch) C() <-chan zk.Event { return w.ch }
+func (w Watch) C() <-chan Event { return w.ch }
 
 // Event translates a raw event from C.
-func (w Watch) Event(ev zk.Event) WatchEvent {
+func (w Watch) Event(ev Event) WatchEvent {
 	path := w.ns.unfix(ev.Path)
 	return WatchEvent{Type: ev.Type, Path: path, Err: opErr("watch", path, ev.Err)}
 }

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
@@ -379,7 +377,7 @@ type createSpy struct{ armed atomic.Pointer[func()] }
 
 func (s *createSpy) arm(f func()) { s.armed.Store(&f) }
 
-func (s *createSpy) dialer() zk.Dialer {
+func (s *createSpy) dialer() framework.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		conn, err := net.DialTimeout(network, addr, timeout)
 		if err != nil {

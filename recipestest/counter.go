@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/gocurator/curator/framework"
 )
 
 // Counter counts a client's traffic on the wire: the requests it sends
@@ -52,7 +52,7 @@ func (c *Counter) Reads() int64 { return c.reads.Load() }
 
 // Dialer wraps next (net.DialTimeout if nil) so that every connection is
 // counted.
-func (c *Counter) Dialer(next zk.Dialer) zk.Dialer {
+func (c *Counter) Dialer(next framework.Dialer) framework.Dialer {
 	if next == nil {
 		next = net.DialTimeout
 	}

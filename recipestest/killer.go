@@ -7,8 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/zkwire"
 )
 
@@ -28,7 +27,7 @@ func NewSessionKiller() *SessionKiller { return &SessionKiller{} }
 
 // Dialer wraps next (net.DialTimeout if nil) to record the address, session
 // id and password of every session handshake that passes through.
-func (k *SessionKiller) Dialer(next zk.Dialer) zk.Dialer {
+func (k *SessionKiller) Dialer(next framework.Dialer) framework.Dialer {
 	if next == nil {
 		next = net.DialTimeout
 	}

@@ -22,12 +22,12 @@ func TestMain(m *testing.M) { recipestest.RunWithServer(m, &server) }
 
 // connect opens a bare go-zookeeper session and returns it with its event
 // channel; the kit is tested without our own client in between.
-func connect(t *testing.T, addr string, dialer zk.Dialer) (*zk.Conn, <-chan zk.Event) {
+func connect(t *testing.T, addr string, dialer framework.Dialer) (*zk.Conn, <-chan zk.Event) {
 	t.Helper()
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
-	conn, events, err := zk.Connect(strings.Split(addr, ","), 4*time.Second, zk.WithDialer(dialer), zk.WithLogInfo(false), zk.WithLogger(quiet{}))
+	conn, events, err := zk.Connect(strings.Split(addr, ","), 4*time.Second, zk.WithDialer(zk.Dialer(dialer)), zk.WithLogInfo(false), zk.WithLogger(quiet{}))
 	if err != nil {
 		t.Fatal(err)
 	}

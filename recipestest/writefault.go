@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/gocurator/curator/framework"
 )
 
 // WriteFault fails a client's write to the socket on demand, as a peer that
@@ -38,7 +38,7 @@ func (f *WriteFault) FailNext(opcode int32) <-chan struct{} {
 
 // Dialer wraps next (net.DialTimeout if nil) so that the fault applies to
 // every connection it makes.
-func (f *WriteFault) Dialer(next zk.Dialer) zk.Dialer {
+func (f *WriteFault) Dialer(next framework.Dialer) framework.Dialer {
 	if next == nil {
 		next = net.DialTimeout
 	}

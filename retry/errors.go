@@ -5,10 +5,11 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strings"
 	"syscall"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/zkerr"
 )
 
 // ErrOperationTimeout is the server's operation timeout (code -7), which
@@ -29,8 +30,8 @@ func IsRetryable(err error) bool {
 		errors.Is(err, ErrOperationTimeout), IsNetworkError(err):
 		return true
 	}
-	// go-zookeeper's error for code -7 has no sentinel; match its text.
-	return strings.HasSuffix(err.Error(), "unknown error: -7")
+	return zkerr.Is(err, zkerr.OperationTimeout) // go-zookeeper has no sentinel for it
+
 }
 
 // IsNetworkError reports whether err is an error of the connection itself

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
@@ -42,7 +40,7 @@ func TestLockACLKeepsOtherPrincipalsOut(t *testing.T) {
 	}
 	defer h.Release(ctx)
 
-	want := append(zk.DigestACL(zk.PermAll, "alice", "secret"), zk.WorldACL(zk.PermRead)...)
+	want := append(framework.DigestACL(framework.PermAll, "alice", "secret"), framework.WorldACL(framework.PermRead)...)
 	for _, p := range []string{"/locks", "/locks/jobs", h.Path()} {
 		acl, _, err := alice.GetACL(ctx, p)
 		if err != nil || !slices.Equal(acl, want) {

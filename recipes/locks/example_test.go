@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 )
@@ -153,12 +151,12 @@ type creatorACL struct{}
 
 // DefaultACL is the creator's identity with every permission, and read
 // access for anyone.
-func (creatorACL) DefaultACL() []zk.ACL {
-	return append(zk.AuthACL(zk.PermAll), zk.WorldACL(zk.PermRead)...)
+func (creatorACL) DefaultACL() []framework.ACL {
+	return append(framework.AuthACL(framework.PermAll), framework.WorldACL(framework.PermRead)...)
 }
 
 // ACLForPath has nothing special for any path.
-func (creatorACL) ACLForPath(string) []zk.ACL { return nil }
+func (creatorACL) ACLForPath(string) []framework.ACL { return nil }
 
 // A lock only one identity can take, break or revoke: the client
 // authenticates with a digest, and its ACL provider gives the lock's

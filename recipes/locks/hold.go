@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/framework"
 )
 
@@ -303,7 +301,7 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 		}
 		select {
 		case raw := <-w.C():
-			if ev := w.Event(raw); ev.Type == zk.EventNotWatching { // the session expired or the client closed
+			if ev := w.Event(raw); ev.Type == framework.EventNotWatching { // the session expired or the client closed
 				h.markLost(fmt.Errorf("%w: %w", ErrLockLost, ev.Err))
 				return
 			}

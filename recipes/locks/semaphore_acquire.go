@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
@@ -235,7 +233,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 	// The shared count is read again only once its watch has fired:
 	// go-zookeeper keeps every watch set on a path until the node changes.
 	var count int
-	var countChanged <-chan zk.Event
+	var countChanged <-chan framework.Event
 	countStale := s.countPath != ""
 	for ; ; waited = true {
 		max, changed := s.limit.get()
@@ -279,7 +277,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 // awaitRoom waits for the leases to change, the limit or the shared count
 // to change, the session to become lost, or ctx. countFired reports that
 // the count's watch fired (a lost session ends it too).
-func (s *Semaphore) awaitRoom(ctx context.Context, w framework.Watch, limitChanged <-chan struct{}, countChanged <-chan zk.Event) (countFired bool, err error) {
+func (s *Semaphore) awaitRoom(ctx context.Context, w framework.Watch, limitChanged <-chan struct{}, countChanged <-chan framework.Event) (countFired bool, err error) {
 	_, stateChanged := s.client.StateChanged()
 	for {
 		select {

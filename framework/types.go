@@ -1,0 +1,108 @@
+package framework
+
+import (
+	"net"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Stat is a node's metadata, as ZooKeeper keeps it.
+type Stat struct {
+	Czxid          int64 // the zxid of the change that created the node
+	Mzxid          int64 // the zxid of the change that last modified its data
+	Ctime          int64 // when it was created, in milliseconds since the epoch
+	Mtime          int64 // when its data was last modified, in milliseconds since the epoch
+	Version        int32 // changes to its data
+	Cversion       int32 // changes to its children
+	Aversion       int32 // changes to its ACL
+	EphemeralOwner int64 // the session that owns an ephemeral node; 0 for any other
+	DataLength     int32 // the length of its data
+	NumChildren    int32 // its number of children
+	Pzxid          int64 // the zxid of the change that last added or removed a child
+}
+
+// statOf converts go-zookeeper's stat, which has Stat's layout, without a
+// copy. nil stays nil.
+func statOf(s *zk.Stat) *Stat { return (*Stat)(s) }
+
+// ACL is one entry of a node's access control list: a scheme ("world",
+// "digest", "auth", "ip", ...), an id in it, and the permissions it grants.
+type ACL struct {
+	Perms  int32
+	Scheme string
+	ID     string
+}
+
+// The permissions of an ACL entry (ZooKeeper's bits); PermAll is all of
+// them.
+const (
+	PermRead   int32 = 1 << iota // read data, list children
+	PermWrite                    // set data
+	PermCreate                   // create children
+	PermDelete                   // delete children
+	PermAdmin                    // set the ACL
+	PermAll    = PermRead | PermWrite | PermCreate | PermDelete | PermAdmin
+)
+
+// WorldACL grants perms to everyone (world:anyone); WorldACL(PermAll) is
+// ZooKeeper's OPEN_ACL_UNSAFE.
+func WorldACL(perms int32) []ACL { return []ACL{{perms, "world", "anyone"}} }
+
+// DigestACL grants perms to the digest principal user with password (the id
+// holds the password's digest, as ZooKeeper computes it).
+func DigestACL(perms int32, user, password string) []ACL {
+	return aclsOf(zk.DigestACL(perms, user, password))
+}
+
+// AuthACL grants perms to every identity the creating session has
+// authenticated as (ZooKeeper's CREATOR_ALL_ACL with PermAll).
+func AuthACL(perms int32) []ACL { return []ACL{{perms, "auth", ""}} }
+
+// zkACLs converts ACLs for go-zookeeper.
+func zkACLs(acl []ACL) []zk.ACL {
+	if acl == nil {
+		return nil
+	}
+	out := make([]zk.ACL, len(acl))
+	for i, a := range acl {
+		out[i] = zk.ACL(a)
+	}
+	return out
+}
+
+// aclsOf converts go-zookeeper's ACLs.
+func aclsOf(acl []zk.ACL) []ACL {
+	if acl == nil {
+		return nil
+	}
+	out := make([]ACL, len(acl))
+	for i, a := range acl {
+		out[i] = ACL(a)
+	}
+	return out
+}
+
+// Dialer makes the connections to servers (see WithDialer):
+// net.DialTimeout's shape.
+type Dialer func(network, address string, timeout time.Duration) (net.Conn, error)
+
+// Event is what a Watch's channel yields: go-zookeeper's event, as it comes
+// (an alias: a converted channel would cost a goroutine per watch). Hand it
+// to Watch.Event, which says what happened in this package's terms.
+type Event = zk.Event
+
+// EventType says what a watch saw.
+type EventType = zk.EventType
+
+// The event types a watch reports (ZooKeeper's codes, and go-zookeeper's
+// for a watch that ended unfired).
+const (
+	EventNodeCreated         EventType = 1
+	EventNodeDeleted         EventType = 2
+	EventNodeDataChanged     EventType = 3
+	EventNodeChildrenChanged EventType = 4
+	// EventNotWatching: the watch ended unfired, as the session expired or
+	// the client closed.
+	EventNotWatching EventType = -2
+)
