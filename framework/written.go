@@ -22,11 +22,11 @@ type writeWatch struct {
 	waiting map[string][]*writeWaiter // by path
 }
 
-// writeWaiter is one add. Its mutex is held from the moment written takes
-// it until fn has returned, so that remove can wait out a call under way.
+// writeWaiter is one add. written counts a call under way in calling from
+// the moment it takes the waiter, so that remove can wait it out.
 type writeWaiter struct {
-	fn func()
-	mu sync.Mutex
+	fn      func()
+	calling sync.WaitGroup
 }
 
 // add calls fn once a create request (or a multi whose first op is) for
@@ -51,8 +51,7 @@ func (w *writeWatch) remove(path string, ww *writeWaiter) bool {
 	i := slices.Index(list, ww)
 	if i < 0 {
 		w.mu.Unlock()
-		ww.mu.Lock() // written holds it until fn has returned
-		ww.mu.Unlock()
+		ww.calling.Wait() // written has taken it: wait until fn has returned
 		return false
 	}
 	defer w.mu.Unlock()
@@ -104,11 +103,11 @@ func (w *writeWatch) written(b []byte) {
 		w.n.Add(-int32(len(list)))
 	}
 	for _, ww := range list {
-		ww.mu.Lock() // before w.mu is let go: a remove that misses ww waits for fn
+		ww.calling.Add(1) // before w.mu is let go: a remove that misses ww waits for fn
 	}
 	w.mu.Unlock()
 	for _, ww := range list {
 		ww.fn()
-		ww.mu.Unlock()
+		ww.calling.Done()
 	}
 }
