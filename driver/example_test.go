@@ -10,6 +10,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // HostDriver is a custom LockDriver: it names each node after the host that
@@ -27,7 +28,7 @@ func (d HostDriver) CreatesTheLock(ctx context.Context, client *framework.Client
 	return d.Standard.CreatesTheLock(ctx, client, framework.JoinPath(dir, d.Host+"-"+lockName), data)
 }
 
-var server *recipestest.Server
+var server *zkharness.Server
 
 func TestMain(m *testing.M) { recipestest.RunWithServer(m, &server) }
 

@@ -4,14 +4,14 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // The client reads its connection through a buffer: go-zookeeper reads each
 // frame in two reads, its length and then its body, and through the buffer
 // one read from the socket brings both.
 func TestClientReadsThroughABuffer(t *testing.T) {
-	cnt := recipestest.NewCounter()
+	cnt := zkharness.NewCounter()
 	c := newClient(t, framework.WithDialer(cnt.Dialer(nil)))
 	ctx := ctxT(t)
 	reads, reqs := cnt.Reads(), cnt.Requests()

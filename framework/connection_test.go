@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zkharness"
 )
 
 const (
@@ -29,7 +29,7 @@ const (
 // A server restart within the session timeout: Suspended, then Reconnected
 // on the same session, and the session's ephemeral node is still there.
 func TestServerRestartSuspendsAndReconnectsSameSession(t *testing.T) {
-	srv, c, log, session := clientWithEphemeral(t, 8*time.Second, (*recipestest.Server).ConnectString)
+	srv, c, log, session := clientWithEphemeral(t, 8*time.Second, (*zkharness.Server).ConnectString)
 	ctx := ctxT(t)
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestSessionReportedLostIsEndedWhenItComesBack(t *testing.T) {
 	viaDialer := framework.WithDialer(func(network, _ string, timeout time.Duration) (net.Conn, error) {
 		return net.DialTimeout(network, real, timeout)
 	})
-	srv, c, log, session := clientWithEphemeral(t, 2*time.Second, func(srv *recipestest.Server) string {
+	srv, c, log, session := clientWithEphemeral(t, 2*time.Second, func(srv *zkharness.Server) string {
 		real = srv.Addr()
 		return "127.0.0.1:1"
 	}, viaDialer)
@@ -82,7 +82,7 @@ func TestSessionReportedLostIsEndedWhenItComesBack(t *testing.T) {
 // The server expires the session: Lost, then Reconnected on a new session,
 // and the old session's ephemeral node is gone.
 func TestServerSideExpiryIsLostThenReconnected(t *testing.T) {
-	killer := recipestest.NewSessionKiller()
+	killer := zkharness.NewSessionKiller()
 	c, log := startClient(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)),
 		framework.WithDialer(killer.Dialer(nil)))
 	ctx := ctxT(t)
@@ -161,7 +161,7 @@ func TestCancelFreesBlockedCall(t *testing.T) {
 // With a 3-node ensemble, losing one member moves the client to another
 // without Lost; losing quorum gives Suspended and then Lost.
 func TestEnsembleMemberLossAndQuorumLoss(t *testing.T) {
-	ens, err := recipestest.StartEnsemble(3)
+	ens, err := zkharness.StartEnsemble(3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestEnsembleMemberLossAndQuorumLoss(t *testing.T) {
 }
 
 // memberOf returns the index of the ensemble member c is connected to.
-func memberOf(t *testing.T, ens *recipestest.Ensemble, c *framework.Client) int {
+func memberOf(t *testing.T, ens *zkharness.Ensemble, c *framework.Client) int {
 	t.Helper()
 	cur := c.CurrentServer()
 	for i := range 3 {
@@ -215,9 +215,9 @@ func memberOf(t *testing.T, ens *recipestest.Ensemble, c *framework.Client) int 
 // clientWithEphemeral starts a server of the test's own and a client of it
 // at connect(server) with sessionTimeout and opts, whose session has made
 // the ephemeral node /eph.
-func clientWithEphemeral(t *testing.T, sessionTimeout time.Duration, connect func(*recipestest.Server) string, opts ...framework.Option) (*recipestest.Server, *framework.Client, *stateLog, int64) {
+func clientWithEphemeral(t *testing.T, sessionTimeout time.Duration, connect func(*zkharness.Server) string, opts ...framework.Option) (*zkharness.Server, *framework.Client, *stateLog, int64) {
 	t.Helper()
-	srv, err := recipestest.NewServer()
+	srv, err := zkharness.NewServer()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestCloseWaitsForAnsweredContainerCreate(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return &holdConn{Conn: nc, op: zkwire.OpCreateContainer, armed: &armed, held: held, gate: gate}, nil
+			return &holdConn{Conn: nc, op: zkharness.OpCreateContainer, armed: &armed, held: held, gate: gate}, nil
 		}
 		c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(dialer))
 		eph := fmt.Sprintf("/eph-%d", i)
@@ -415,7 +415,7 @@ func TestCloseCutsOffContainerCreateOnSilentServer(t *testing.T) {
 // silentContainerCreate makes the ephemeral node eph on c, silences proxy,
 // and starts a container create on c; it returns once the create's request
 // is written, with the create's result to come on done.
-func silentContainerCreate(t *testing.T, c *framework.Client, proxy *recipestest.Proxy, round int) (eph string, done <-chan error) {
+func silentContainerCreate(t *testing.T, c *framework.Client, proxy *zkharness.Proxy, round int) (eph string, done <-chan error) {
 	t.Helper()
 	ctx := ctxT(t)
 	eph = fmt.Sprintf("/eph-%d", round)

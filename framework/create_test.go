@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"testing"
@@ -10,9 +11,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zkharness"
 )
 
 func TestCreateModes(t *testing.T) {
@@ -105,7 +106,7 @@ func TestCreateParents(t *testing.T) {
 // container, the create makes it again with one request, not one for each
 // ancestor.
 func TestCreateRemakesOnlyMissingParents(t *testing.T) {
-	requests := recipestest.NewCounter()
+	requests := zkharness.NewCounter()
 	c := newClient(t, framework.WithDialer(requests.Dialer(nil)))
 	ctx := ctxT(t)
 	if _, err := c.Create(ctx, "/x/y/z", nil, framework.WithParents()); err != nil {
@@ -131,15 +132,10 @@ func TestCreateRemakesOnlyMissingParents(t *testing.T) {
 // runs on its own schedule, so there is no event to wait on).
 func waitGone(t *testing.T, c *framework.Client, path string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	recipestest.Eventually(t, path+" gone", func() (bool, string) {
 		ok, _, err := c.Exists(ctxT(t), path)
-		if err == nil && !ok {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s still exists", path)
+		return err == nil && !ok, fmt.Sprint("exists ", ok, err)
+	})
 }
 
 var protectedName = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`)
@@ -171,7 +167,7 @@ func TestProtectedCreateWithLostReplyLeavesOneNode(t *testing.T) {
 	if _, err := c.Create(ctx, "/q", nil); err != nil {
 		t.Fatal(err)
 	}
-	proxy.DropAfter(zkwire.OpCreate)
+	proxy.DropAfter(zkharness.OpCreate)
 	p, err := c.Create(ctx, "/q/n-", nil, framework.WithProtection(), framework.WithMode(framework.EphemeralSequential))
 	if err != nil {
 		t.Fatalf("protected create across a lost reply: %v", err)
@@ -193,7 +189,7 @@ func TestUnprotectedCreateWithLostReplyDuplicates(t *testing.T) {
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
 	ctx := ctxT(t)
 	c.Create(ctx, "/q", nil)
-	proxy.DropAfter(zkwire.OpCreate)
+	proxy.DropAfter(zkharness.OpCreate)
 	if _, err := c.Create(ctx, "/q/n-", nil, framework.WithMode(framework.EphemeralSequential)); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +210,7 @@ func TestFailedProtectedCreateIsCleanedUp(t *testing.T) {
 	if _, err := c.Create(ctx, "/q", nil); err != nil {
 		t.Fatal(err)
 	}
-	proxy.DropAfter(zkwire.OpCreate)
+	proxy.DropAfter(zkharness.OpCreate)
 	_, err := c.Create(ctx, "/q/n-", nil, framework.WithProtection(), framework.WithMode(framework.PersistentSequential))
 	if !errors.Is(err, framework.ErrConnectionLoss) {
 		t.Fatalf("create with its reply lost and no retries: %v, want ErrConnectionLoss", err)

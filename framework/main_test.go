@@ -11,11 +11,12 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // server is the package's shared ZooKeeper; tests isolate themselves with a
 // namespace each.
-var server *recipestest.Server
+var server *zkharness.Server
 
 func TestMain(m *testing.M) { recipestest.RunWithServer(m, &server) }
 
@@ -125,15 +126,8 @@ func ctxT(t testing.TB) context.Context {
 // janitor works on its own schedule, with no event of ours to wait on.
 func waitNoChildren(t testing.TB, observer *framework.Client, path string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	recipestest.Eventually(t, "no children of "+path, func() (bool, string) {
 		kids, _, err := observer.Children(ctxT(t), path)
-		if err == nil && len(kids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("children of %s: %v %v, want none", path, kids, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && len(kids) == 0, fmt.Sprint(kids, err)
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zkharness"
 )
 
 func TestDeleteVersionAndChildren(t *testing.T) {
@@ -198,7 +199,7 @@ func TestDigestACLKeepsOthersOut(t *testing.T) {
 }
 
 func TestBadInputIsRejectedBeforeAnyRequest(t *testing.T) {
-	requests := recipestest.NewCounter()
+	requests := zkharness.NewCounter()
 	c := newClient(t, framework.WithDialer(requests.Dialer(nil)))
 	ctx := ctxT(t)
 	if _, _, err := c.Get(ctx, "/probe"); !errors.Is(err, framework.ErrNoNode) {

@@ -16,12 +16,13 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // TestTLS runs every test that needs a TLS server on one: starting a
 // server costs a JVM.
 func TestTLS(t *testing.T) {
-	srv := recipestest.StartServer(t, recipestest.WithTLS())
+	srv := recipestest.StartServer(t, zkharness.WithTLS())
 	t.Run("Operations", func(t *testing.T) { testTLSOperations(t, srv) })
 	t.Run("Lock", func(t *testing.T) { testTLSLock(t, srv) })
 	t.Run("UnknownCA", func(t *testing.T) { testTLSUnknownCA(t, srv) })
@@ -32,7 +33,7 @@ func TestTLS(t *testing.T) {
 // A client over TLS does the usual operations; the client's wrappers read
 // the session handshake through TLS: the timeout the server clamped is the
 // one the client reports.
-func testTLSOperations(t *testing.T, srv *recipestest.Server) {
+func testTLSOperations(t *testing.T, srv *zkharness.Server) {
 	ns := recipestest.Namespace(t)
 	c := newClientAt(t, srv.SecureAddr(), framework.WithTLS(srv.TLSConfig()), framework.WithNamespace(ns),
 		framework.WithSessionTimeout(time.Minute)) // the server clamps it to 20 ticks
@@ -72,7 +73,7 @@ func testTLSOperations(t *testing.T, srv *recipestest.Server) {
 }
 
 // Two clients over TLS exclude each other with a mutex.
-func testTLSLock(t *testing.T, srv *recipestest.Server) {
+func testTLSLock(t *testing.T, srv *zkharness.Server) {
 	ns := recipestest.Namespace(t)
 	opts := []framework.Option{framework.WithTLS(srv.TLSConfig()), framework.WithNamespace(ns)}
 	a := newClientAt(t, srv.SecureAddr(), opts...)
@@ -123,7 +124,7 @@ func waitParticipantsOf(t *testing.T, m *locks.Mutex, n int) {
 
 // A client that does not trust the server's CA never connects; waiting for
 // it ends with the context and says why: the certificate did not verify.
-func testTLSUnknownCA(t *testing.T, srv *recipestest.Server) {
+func testTLSUnknownCA(t *testing.T, srv *zkharness.Server) {
 	cfg := srv.TLSConfig()
 	cfg.RootCAs = x509.NewCertPool()
 	err := failedConnect(t, srv.SecureAddr(), framework.WithTLS(cfg))
@@ -135,7 +136,7 @@ func testTLSUnknownCA(t *testing.T, srv *recipestest.Server) {
 
 // The server requires a client certificate (ssl.clientAuth=need): a client
 // without one is refused in the handshake.
-func testTLSNoClientCert(t *testing.T, srv *recipestest.Server) {
+func testTLSNoClientCert(t *testing.T, srv *zkharness.Server) {
 	cfg := srv.TLSConfig()
 	cfg.Certificates = nil
 	err := failedConnect(t, srv.SecureAddr(), framework.WithTLS(cfg))
@@ -188,7 +189,7 @@ func (h *onMessage) WithGroup(string) slog.Handler      { return h }
 // With WithDialer, TLS runs over the dialer's connection: the dialer's
 // first bytes are a TLS record, not ZooKeeper's handshake. The server is
 // verified as the host the connect string names, not the address dialled.
-func testTLSDialerAndHostName(t *testing.T, srv *recipestest.Server) {
+func testTLSDialerAndHostName(t *testing.T, srv *zkharness.Server) {
 	_, port, _ := net.SplitHostPort(srv.SecureAddr())
 	var mu sync.Mutex
 	var dialled, names []string

@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,9 +11,9 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zkharness"
 )
 
 var protectedSeq = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-n-\d{10}$`)
@@ -89,7 +90,7 @@ func TestProtectedTxnWithLostReplyCommitsOnce(t *testing.T) {
 	ctx := ctxT(t)
 	c.Create(ctx, "/q", nil)
 	c.Create(ctx, "/gone", nil)
-	proxy.DropAfter(zkwire.OpMulti)
+	proxy.DropAfter(zkharness.OpMulti)
 	res, err := c.Txn(ctx,
 		framework.CreateOp("/q/n-", nil, framework.EphemeralSequential, framework.WithProtection()),
 		framework.DeleteOp("/gone", -1))
@@ -111,7 +112,7 @@ func TestFailedProtectedTxnIsCleanedUp(t *testing.T) {
 	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	ctx := ctxT(t)
 	c.Create(ctx, "/q", nil)
-	proxy.DropAfter(zkwire.OpMulti)
+	proxy.DropAfter(zkharness.OpMulti)
 	_, err := c.Txn(ctx, framework.CreateOp("/q/n-", nil, framework.PersistentSequential, framework.WithProtection()))
 	if !errors.Is(err, framework.ErrConnectionLoss) {
 		t.Fatalf("transaction with its reply lost and no retries: %v, want ErrConnectionLoss", err)
@@ -141,15 +142,8 @@ func TestAbandonedTxnIsUndone(t *testing.T) {
 	}
 	proxy.Blackhole(false) // now it commits, and its answer comes back late
 	// Created and deleted: two changes to /q's children, none left.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	recipestest.Eventually(t, "a create and a delete under /q", func() (bool, string) {
 		kids, stat, err := observer.Children(ctx, "/q")
-		if err == nil && len(kids) == 0 && stat.Cversion == before.Cversion+2 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("children of /q %v (cversion %v, was %d), want none after a create and a delete", kids, stat, before.Cversion)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && len(kids) == 0 && stat.Cversion == before.Cversion+2, fmt.Sprint(kids, stat, err, " (cversion was ", before.Cversion, ")")
+	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // NewClient starts a framework.Client on connect for one test, with
@@ -45,9 +46,9 @@ func ClientOptions() []framework.Option {
 
 // StartProxy starts a fault proxy in front of target for one test and closes
 // it when the test ends.
-func StartProxy(tb testing.TB, target string) *Proxy {
+func StartProxy(tb testing.TB, target string) *zkharness.Proxy {
 	tb.Helper()
-	p, err := NewProxy(target)
+	p, err := zkharness.NewProxy(target)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -58,8 +59,8 @@ func StartProxy(tb testing.TB, target string) *Proxy {
 // RunWithServer is a TestMain for packages that share one server: it starts
 // the server, stores it in *srv, runs the tests, closes the server and
 // checks for leaked goroutines. It calls os.Exit.
-func RunWithServer(m *testing.M, srv **Server, opts ...Option) {
-	s, err := NewServer(opts...)
+func RunWithServer(m *testing.M, srv **zkharness.Server, opts ...zkharness.Option) {
+	s, err := zkharness.NewServer(opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "recipestest:", err)
 		os.Exit(1)

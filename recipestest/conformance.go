@@ -2,7 +2,6 @@ package recipestest
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"net"
 	"slices"
@@ -14,7 +13,9 @@ import (
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // TestLockDriver checks, on the ZooKeeper at connect, that drv makes a
@@ -146,11 +147,11 @@ func checkNoHerd(t *testing.T, connect string, drv driver.LockDriver, lockName s
 	var wg sync.WaitGroup
 	defer wg.Wait() // after cancel: no waiter outlives the check
 	defer cancel()
-	counters := make([]*Counter, waiters+1)
+	counters := make([]*zkharness.Counter, waiters+1)
 	clients := make([]*framework.Client, waiters+1)
 	engines := make([]*locks.LockInternals, waiters+1)
 	for i := range clients {
-		counters[i] = NewCounter()
+		counters[i] = zkharness.NewCounter()
 		clients[i] = conformanceClient(t, connect, ns, framework.WithDialer(counters[i].Dialer(nil)))
 		engines[i] = engine(t, clients[i], drv, lockName, 1)
 	}
@@ -396,11 +397,8 @@ type spyConn struct {
 
 func (c *spyConn) Write(b []byte) (int, error) {
 	var fire *func()
-	if c.handshook && len(b) >= 12 {
-		switch binary.BigEndian.Uint32(b[8:12]) {
-		case 1, 14, 15, 19, 21: // create, multi, create2, createContainer, createTTL
-			fire = c.spy.armed.Swap(nil)
-		}
+	if _, op, ok := zkwire.RequestHeader(b); ok && c.handshook && zkwire.IsCreate(op) {
+		fire = c.spy.armed.Swap(nil)
 	}
 	c.handshook = true
 	n, err := c.Conn.Write(b)

@@ -4,13 +4,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
+	"testing"
 )
 
 // Namespace returns a fresh namespace (no leading slash) for one test, so
 // that the tests of a package can share one server without seeing each
-// other's nodes: "t-<test name>-<random>". tb is a *testing.T, a
-// *testing.B or any testing.TB.
-func Namespace(tb testingTB) string {
+// other's nodes: "t-<test name>-<random>".
+func Namespace(tb testing.TB) string {
 	var b strings.Builder
 	b.WriteString("t-")
 	for _, r := range tb.Name() {

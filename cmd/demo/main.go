@@ -17,8 +17,8 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipes/locks"
-	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zkharness"
 )
 
 func main() {
@@ -36,7 +36,7 @@ func run(workers, rounds int) error {
 	defer cancel()
 
 	fmt.Println("starting a throwaway ZooKeeper on 127.0.0.1 ...")
-	srv, err := recipestest.NewServer()
+	srv, err := zkharness.NewServer()
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
-// Package zkwire reads and writes the few parts of ZooKeeper's wire protocol
-// that go-zookeeper keeps to itself: the handshake answer (session id,
-// password, negotiated timeout) and a raw closeSession.
+// Package zkwire is the one place that knows ZooKeeper's wire format: its
+// opcodes, its frames and request headers, and the few messages
+// go-zookeeper keeps to itself: the handshake answer (session id, password,
+// negotiated timeout) and a raw closeSession.
 package zkwire
 
 import (

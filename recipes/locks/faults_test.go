@@ -3,7 +3,6 @@ package locks_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"net"
 	"sync/atomic"
@@ -18,6 +17,7 @@ import (
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // The server restarts while a lock is held and others wait: the sessions
@@ -85,7 +85,7 @@ func TestLostCreateReplyLeavesOneNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := locks.NewMutex(c, "/lock")
-	proxy.DropAfter(zkwire.OpCreate)
+	proxy.DropAfter(zkharness.OpCreate)
 	h, err := m.Acquire(ctx)
 	if err != nil {
 		t.Fatalf("acquire across a lost reply: %v", err)
@@ -108,7 +108,7 @@ func TestLostCreateReplyLeavesOneNode(t *testing.T) {
 // On a 3-member ensemble the ZooKeeper leader is killed while clients
 // contend: exclusion holds and every cycle completes.
 func TestEnsembleLeaderKilledMidContention(t *testing.T) {
-	ens, err := recipestest.StartEnsemble(3)
+	ens, err := zkharness.StartEnsemble(3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestAcquireNFailingOnTheConnection(t *testing.T) {
 // semaphoreBehindProxy sets up a semaphore "/sem" of leases leases on two
 // clients: holder, connected directly, holds one lease (released when the
 // test ends); the waiter's client, made with opts, goes through proxy.
-func semaphoreBehindProxy(t *testing.T, leases int, opts ...framework.Option) (proxy *recipestest.Proxy, holder *framework.Client, hs, ws *locks.Semaphore, lease *locks.Hold) {
+func semaphoreBehindProxy(t *testing.T, leases int, opts ...framework.Option) (proxy *zkharness.Proxy, holder *framework.Client, hs, ws *locks.Semaphore, lease *locks.Hold) {
 	t.Helper()
 	proxy = recipestest.StartProxy(t, server.Addr())
 	ns := recipestest.Namespace(t)
@@ -244,7 +244,7 @@ func TestLostDeleteReplyReleasesCleanly(t *testing.T) {
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)), framework.WithErrorPolicy(listener.SessionErrorPolicy{}))
 	ctx := ctxT(t)
 	h := holdLock(ctx, t, c)
-	proxy.DropAfter(zkwire.OpDelete)
+	proxy.DropAfter(zkharness.OpDelete)
 	if err := h.Release(ctx); err != nil {
 		t.Fatalf("release across a lost reply: %v", err)
 	}
@@ -265,7 +265,7 @@ func TestFlapDuringTheDecidingListingIsNoLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := locks.NewMutex(c, "/lock")
-	proxy.DropAfter(zkwire.OpGetChildren2)
+	proxy.DropAfter(zkharness.OpGetChildren2)
 	h, err := m.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +342,7 @@ type listingDropConn struct {
 func (c *listingDropConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	part := c.d.path.Load()
-	if part != nil && len(b) >= 12 && int32(binary.BigEndian.Uint32(b[8:12])) == zkwire.OpGetChildren2 &&
+	if _, op, ok := zkwire.RequestHeader(b); part != nil && ok && op == zkharness.OpGetChildren2 &&
 		bytes.Contains(b, []byte(*part)) && c.d.path.CompareAndSwap(part, nil) {
 		c.d.fired.Store(true)
 		c.Conn.Close()

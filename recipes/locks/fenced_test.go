@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // pausedFencedWrite sets up a holder whose fenced write to /log has
@@ -18,9 +18,9 @@ import (
 // process paused at that moment; the holder's session is then ended on the
 // server. It returns the holder's client, the write's result channel, the
 // held reply, and the entry the write made.
-func pausedFencedWrite(ctx context.Context, t *testing.T, ns string, proxy *recipestest.Proxy, opts ...framework.Option) (writeCtx context.CancelFunc, result <-chan error, held *recipestest.HeldReply, entry string, observer *framework.Client) {
+func pausedFencedWrite(ctx context.Context, t *testing.T, ns string, proxy *zkharness.Proxy, opts ...framework.Option) (writeCtx context.CancelFunc, result <-chan error, held *zkharness.HeldReply, entry string, observer *framework.Client) {
 	t.Helper()
-	killer := recipestest.NewSessionKiller()
+	killer := zkharness.NewSessionKiller()
 	c := newClientAt(t, proxy.Addr(), append([]framework.Option{framework.WithNamespace(ns), framework.WithDialer(killer.Dialer(nil))}, opts...)...)
 	observer = newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	if _, err := observer.Create(ctx, "/log", nil); err != nil {
@@ -28,7 +28,7 @@ func pausedFencedWrite(ctx context.Context, t *testing.T, ns string, proxy *reci
 	}
 	h := holdLock(ctx, t, c)
 
-	held = proxy.HoldReply(zkwire.OpMulti)
+	held = proxy.HoldReply(zkharness.OpMulti)
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {

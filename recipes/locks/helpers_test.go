@@ -3,12 +3,13 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipestest"
 )
 
 type participants interface {
@@ -19,34 +20,20 @@ type participants interface {
 // up on the server, with no event of ours to wait on.
 func waitParticipants(t testing.TB, l participants, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	recipestest.Eventually(t, fmt.Sprintf("%d participants", n), func() (bool, string) {
 		p, err := l.Participants(ctxT(t))
-		if err == nil && len(p) == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("participants %v (%v), want %d", p, err, n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil && len(p) == n, fmt.Sprint(p, err)
+	})
 }
 
 // waitGone polls until path is gone (the container reaper runs on its own
 // schedule).
 func waitGone(t testing.TB, c *framework.Client, path string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	recipestest.Eventually(t, path+" gone", func() (bool, string) {
 		ok, _, err := c.Exists(ctxT(t), path)
-		if err == nil && !ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still exists", path)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err == nil && !ok, fmt.Sprint("exists ", ok, err)
+	})
 }
 
 type atomicCounter struct{ n atomic.Int64 }
@@ -81,15 +68,8 @@ func acquireRetrying(ctx context.Context, m *locks.Mutex) (*locks.Hold, error) {
 // deletes run on their own schedule).
 func waitNoChildren(t testing.TB, c *framework.Client, path string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	recipestest.Eventually(t, "no children of "+path, func() (bool, string) {
 		kids, _, err := c.Children(ctxT(t), path)
-		if isNoNode(err) || err == nil && len(kids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still has children %v (%v)", path, kids, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return isNoNode(err) || err == nil && len(kids) == 0, fmt.Sprint(kids, err)
+	})
 }

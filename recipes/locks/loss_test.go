@@ -11,13 +11,14 @@ import (
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // The holder's session expires: a waiter gets the lock, the holder is told,
 // and its Release says the lock was lost.
 func TestSessionExpiryLosesTheHold(t *testing.T) {
 	ns := recipestest.Namespace(t)
-	killer := recipestest.NewSessionKiller()
+	killer := zkharness.NewSessionKiller()
 	holderClient := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(killer.Dialer(nil)))
 	waiterClient := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	ctx := ctxT(t)
@@ -249,11 +250,11 @@ func TestNoHerd(t *testing.T) {
 	const waiters = 6
 	ns := recipestest.Namespace(t)
 	ctx := ctxT(t)
-	counters := make([]*recipestest.Counter, waiters+1)
+	counters := make([]*zkharness.Counter, waiters+1)
 	mutexes := make([]*locks.Mutex, waiters+1)
 	cls := make([]*framework.Client, waiters+1)
 	for i := range counters {
-		counters[i] = recipestest.NewCounter()
+		counters[i] = zkharness.NewCounter()
 		cls[i] = newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(counters[i].Dialer(nil)))
 		mutexes[i], _ = locks.NewMutex(cls[i], "/lock")
 	}

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // A holder paused past its session (its connection silent while the server
@@ -29,7 +29,7 @@ func TestReleaseAfterTheSessionEndedIsALoss(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ns := recipestest.Namespace(t)
 			proxy := recipestest.StartProxy(t, server.Addr())
-			killer := recipestest.NewSessionKiller()
+			killer := zkharness.NewSessionKiller()
 			c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithErrorPolicy(tc.policy), framework.WithDialer(killer.Dialer(nil)))
 			observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			ctx := ctxT(t)
@@ -76,7 +76,7 @@ func TestReleaseWhoseReplyWasLostIsClean(t *testing.T) {
 	ctx := ctxT(t)
 	h := holdLock(ctx, t, c)
 	session := c.SessionID()
-	proxy.DropAfter(zkwire.OpDelete)
+	proxy.DropAfter(zkharness.OpDelete)
 	if err := h.Release(ctx); err != nil {
 		t.Fatalf("Release whose first reply was lost: %v", err)
 	}
@@ -93,11 +93,11 @@ func TestReleaseWhoseReplyWasLostIsClean(t *testing.T) {
 // as the connection loss it is, and the node is deleted.
 func TestReleaseRetriesABrokenPipe(t *testing.T) {
 	ns := recipestest.Namespace(t)
-	fault := recipestest.NewWriteFault()
+	fault := zkharness.NewWriteFault()
 	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithErrorPolicy(listener.SessionErrorPolicy{}), framework.WithDialer(fault.Dialer(nil)))
 	ctx := ctxT(t)
 	h := holdLock(ctx, t, c)
-	hit := fault.FailNext(zkwire.OpDelete)
+	hit := fault.FailNext(zkharness.OpDelete)
 	if err := h.Release(ctx); err != nil {
 		t.Fatalf("Release through a broken pipe: %v", err)
 	}

@@ -3,6 +3,7 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"testing"
@@ -10,9 +11,9 @@ import (
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 var leaseNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-lease-\d{10}$`)
@@ -149,7 +150,7 @@ func TestSemaphoreFollowsSharedCount(t *testing.T) {
 // six). A directory the tests' server reaped (it reaps empty containers
 // every 100 ms) costs a few more now and then.
 func TestSemaphoreLeaseInOneTransaction(t *testing.T) {
-	requests := recipestest.NewCounter()
+	requests := zkharness.NewCounter()
 	ns := recipestest.Namespace(t)
 	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(requests.Dialer(nil)))
 	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
@@ -185,16 +186,10 @@ func TestSemaphoreLeaseInOneTransaction(t *testing.T) {
 // waitChildren polls until path has n children.
 func waitChildren(t testing.TB, c *framework.Client, path string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if kids := children(t, c, path); len(kids) == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("children of %s: %v, want %d", path, children(t, c, path), n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	recipestest.Eventually(t, fmt.Sprintf("%d children of %s", n, path), func() (bool, string) {
+		kids := children(t, c, path)
+		return len(kids) == n, fmt.Sprint(kids)
+	})
 }
 
 // A waiter whose session expires while it waits holding the semaphore's lock
@@ -203,7 +198,7 @@ func waitChildren(t testing.TB, c *framework.Client, path string, n int) {
 // again first, and every acquirer gets its lease in turn.
 func TestSemaphoreWaiterSessionExpiry(t *testing.T) {
 	ns := recipestest.Namespace(t)
-	killer := recipestest.NewSessionKiller()
+	killer := zkharness.NewSessionKiller()
 	cs := []*framework.Client{
 		newClientAt(t, server.ConnectString(), framework.WithNamespace(ns)),
 		newClientAt(t, server.ConnectString(), framework.WithNamespace(ns)),
@@ -389,7 +384,7 @@ func TestSemaphoreGivesUpWhenItsLeaseKeepsVanishing(t *testing.T) {
 func TestSemaphoreReadsAnUnchangedCountOnce(t *testing.T) {
 	ns := recipestest.Namespace(t)
 	holder := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
-	cnt := recipestest.NewCounter()
+	cnt := zkharness.NewCounter()
 	waiter := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(cnt.Dialer(nil)))
 	ctx := ctxT(t)
 	if _, err := holder.Create(ctx, "/count", []byte{0, 0, 0, 3}); err != nil {
@@ -421,7 +416,7 @@ func TestSemaphoreReadsAnUnchangedCountOnce(t *testing.T) {
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
-	if n := cnt.RequestsOf(zkwire.OpGetData); n != 1 {
+	if n := cnt.RequestsOf(zkharness.OpGetData); n != 1 {
 		t.Fatalf("the waiter read the count %d times, want once", n)
 	}
 }

@@ -1,4 +1,4 @@
-package recipestest
+package zkharness
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // Counter counts a client's traffic on the wire: the requests it sends
@@ -33,7 +34,7 @@ func NewCounter() *Counter { return &Counter{} }
 func (c *Counter) Requests() int64 { return c.requests.Load() }
 
 // RequestsOf returns the requests sent so far with this opcode (see
-// internal/zkwire's Op constants: getData is 4, getChildren2 12, ...).
+// the Op constants: OpGetData, OpGetChildren2, ...).
 func (c *Counter) RequestsOf(opcode int32) int64 {
 	if opcode < 0 || opcode > maxCountedOp {
 		return 0
@@ -62,19 +63,19 @@ func (c *Counter) Dialer(next framework.Dialer) framework.Dialer {
 			return nil, err
 		}
 		cc := &countingConn{Conn: conn, bytesIn: &c.bytesIn, reads: &c.reads}
-		cc.out.onFrame = func(p []byte) { // xid, opcode, ...
+		cc.out.s.OnFrame = func(p []byte) { // xid, opcode, ...
 			if len(p) < 8 {
 				return
 			}
-			if op := int32(binary.BigEndian.Uint32(p[4:8])); op != 11 { // 11: ping
+			if op := int32(binary.BigEndian.Uint32(p[4:8])); op != zkwire.OpPing {
 				c.requests.Add(1)
 				if op >= 0 && op <= maxCountedOp {
 					c.byOp[op].Add(1)
 				}
 			}
 		}
-		cc.in.onFrame = func(p []byte) { // xid -1: a watch notification
-			if len(p) >= 4 && int32(binary.BigEndian.Uint32(p[0:4])) == -1 {
+		cc.in.s.OnFrame = func(p []byte) { // xid, zxid, error, ...
+			if len(p) >= 4 && int32(binary.BigEndian.Uint32(p[0:4])) == zkwire.NotificationXid {
 				c.notifications.Add(1)
 			}
 		}
@@ -106,28 +107,14 @@ func (c *countingConn) Write(b []byte) (int, error) {
 	return c.Conn.Write(b)
 }
 
-// frameSplitter cuts a byte stream into length-prefixed frames and hands
-// each payload but the first (the session handshake) to onFrame.
+// frameSplitter is a zkwire.Splitter fed from one goroutine at a time.
 type frameSplitter struct {
-	mu      sync.Mutex
-	buf     []byte
-	seen    bool
-	onFrame func(payload []byte)
+	mu sync.Mutex
+	s  zkwire.Splitter
 }
 
 func (f *frameSplitter) feed(b []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.buf = append(f.buf, b...)
-	for len(f.buf) >= 4 {
-		n := int(binary.BigEndian.Uint32(f.buf[:4]))
-		if len(f.buf) < 4+n {
-			return
-		}
-		if f.seen {
-			f.onFrame(f.buf[4 : 4+n])
-		}
-		f.seen = true
-		f.buf = f.buf[4+n:]
-	}
+	f.s.Feed(b)
 }

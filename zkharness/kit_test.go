@@ -1,4 +1,4 @@
-package recipestest_test
+package zkharness_test
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
-var server *recipestest.Server
+var server *zkharness.Server
 
 func TestMain(m *testing.M) { recipestest.RunWithServer(m, &server) }
 
@@ -81,7 +81,7 @@ func TestServerRestartKeepsSessions(t *testing.T) {
 }
 
 func TestSessionKillerExpiresTheSession(t *testing.T) {
-	killer := recipestest.NewSessionKiller()
+	killer := zkharness.NewSessionKiller()
 	conn, events := connect(t, server.Addr(), killer.Dialer(nil))
 	path, err := conn.Create("/"+recipestest.Namespace(t), nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
 	if err != nil {
@@ -105,7 +105,7 @@ func TestSessionKillerExpiresTheSession(t *testing.T) {
 }
 
 func TestProxyDropAllAndBlackhole(t *testing.T) {
-	proxy, err := recipestest.NewProxy(server.Addr())
+	proxy, err := zkharness.NewProxy(server.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,31 +121,24 @@ func TestProxyDropAllAndBlackhole(t *testing.T) {
 	// Silenced past its timeout, the session expires on the server.
 	proxy.Blackhole(true)
 	waitEvent(t, events, zk.StateDisconnected)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	recipestest.Eventually(t, "the silenced session to expire", func() (bool, string) {
 		out, _ := server.Command(context.Background(), "cons")
-		if !strings.Contains(out, fmt.Sprintf("sid=0x%x", id)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the silenced session never expired")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return !strings.Contains(out, fmt.Sprintf("sid=0x%x", id)), out
+	})
 	proxy.Blackhole(false)
 	waitEvent(t, events, zk.StateExpired)
 }
 
 // DropAfter: the create commits, its reply is lost with the connection.
 func TestProxyDropAfterLosesTheReply(t *testing.T) {
-	proxy, err := recipestest.NewProxy(server.Addr())
+	proxy, err := zkharness.NewProxy(server.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
 	conn, _ := connect(t, proxy.Addr(), nil)
 	path := "/" + recipestest.Namespace(t)
-	proxy.DropAfter(zkwire.OpCreate)
+	proxy.DropAfter(zkharness.OpCreate)
 	if _, err := conn.Create(path, nil, 0, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrConnectionClosed) {
 		t.Fatalf("create through DropAfter: %v, want a lost connection", err)
 	}
@@ -157,7 +150,7 @@ func TestProxyDropAfterLosesTheReply(t *testing.T) {
 }
 
 func TestEnsembleSurvivesAFollowerAndRestartsIt(t *testing.T) {
-	ens, err := recipestest.StartEnsemble(3)
+	ens, err := zkharness.StartEnsemble(3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,8 +222,8 @@ func sorted(s []string) []string {
 
 func TestMissingZooKeeperSaysHowToInstall(t *testing.T) {
 	t.Setenv("ZOOKEEPER_HOME", t.TempDir())
-	_, err := recipestest.NewServer()
-	if !errors.Is(err, recipestest.ErrNoZooKeeper) || !strings.Contains(err.Error(), "apt-get install -y zookeeper") {
+	_, err := zkharness.NewServer()
+	if !errors.Is(err, zkharness.ErrNoZooKeeper) || !strings.Contains(err.Error(), "apt-get install -y zookeeper") {
 		t.Fatalf("NewServer without ZooKeeper: %v", err)
 	}
 }
@@ -249,8 +242,8 @@ func TestNamespaceIsFreshAndValid(t *testing.T) {
 // while it counts, so that no ping lands between the readings.
 func TestNodeCountAndReceived(t *testing.T) {
 	ctx := context.Background()
-	srv := recipestest.StartServer(t, recipestest.WithoutFsync())
-	before, err := recipestest.NodeCount(ctx, srv.Addr())
+	srv := recipestest.StartServer(t, zkharness.WithoutFsync())
+	before, err := zkharness.NodeCount(ctx, srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,13 +255,13 @@ func TestNodeCountAndReceived(t *testing.T) {
 		t.Fatalf("Get = %q, %v", data, err)
 	}
 	conn.Close()
-	r1, _ := recipestest.Received(ctx, srv.Addr())
-	r2, _ := recipestest.Received(ctx, srv.Addr())
-	after, err := recipestest.NodeCount(ctx, srv.Addr())
+	r1, _ := zkharness.Received(ctx, srv.Addr())
+	r2, _ := zkharness.Received(ctx, srv.Addr())
+	after, err := zkharness.NodeCount(ctx, srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r3, _ := recipestest.Received(ctx, srv.Addr())
+	r3, _ := zkharness.Received(ctx, srv.Addr())
 	if after != before+1 {
 		t.Fatalf("node count %d after one create, %d before", after, before)
 	}
@@ -281,7 +274,7 @@ func TestNodeCountAndReceived(t *testing.T) {
 // The counter sees each request once, a watch notification once, and every
 // byte of a listing's answer.
 func TestCounterCountsTraffic(t *testing.T) {
-	cnt := recipestest.NewCounter()
+	cnt := zkharness.NewCounter()
 	conn, _ := connect(t, server.Addr(), cnt.Dialer(nil))
 	dir := "/" + recipestest.Namespace(t)
 	if _, err := conn.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
@@ -305,10 +298,10 @@ func TestCounterCountsTraffic(t *testing.T) {
 	if got := cnt.Requests() - reqs; got != 1 {
 		t.Fatalf("%d requests counted for one listing", got)
 	}
-	if got := cnt.RequestsOf(zkwire.OpGetChildren2); got != 1 {
+	if got := cnt.RequestsOf(zkharness.OpGetChildren2); got != 1 {
 		t.Fatalf("%d getChildren2 requests counted, want 1", got)
 	}
-	if got := cnt.RequestsOf(zkwire.OpCreate); got != children+1 {
+	if got := cnt.RequestsOf(zkharness.OpCreate); got != children+1 {
 		t.Fatalf("%d create requests counted, want %d", got, children+1)
 	}
 	if got := cnt.BytesIn() - bytes; got < children*nameLen {
@@ -327,7 +320,7 @@ func TestCounterCountsTraffic(t *testing.T) {
 // A killed member restarted without a quorum of others running keeps its
 // data: it may be the only copy of what was committed.
 func TestEnsembleRestartWithoutQuorumKeepsData(t *testing.T) {
-	ens, err := recipestest.StartEnsemble(1)
+	ens, err := zkharness.StartEnsemble(1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 func main() {
@@ -90,14 +90,14 @@ func run(e env, o options) error {
 		// (at the tests' tickTime of 200 ms it would clamp them to 4 s,
 		// which a peer with a thousand sessions in one CPython process
 		// could not keep alive).
-		opts := []recipestest.Option{recipestest.WithSessionTimeouts(400*time.Millisecond, time.Minute)}
+		opts := []zkharness.Option{zkharness.WithSessionTimeouts(400*time.Millisecond, time.Minute)}
 		if !o.testServer {
-			opts = append(opts, recipestest.WithStockSettings())
+			opts = append(opts, zkharness.WithStockSettings())
 		}
 		if !o.fsync {
-			opts = append(opts, recipestest.WithoutFsync())
+			opts = append(opts, zkharness.WithoutFsync())
 		}
-		srv, err := recipestest.NewServer(opts...)
+		srv, err := zkharness.NewServer(opts...)
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func run(e env, o options) error {
 	e.received = func() int64 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		n, _ := recipestest.Received(ctx, connect)
+		n, _ := zkharness.Received(ctx, connect)
 		return n
 	}
 	var results []result

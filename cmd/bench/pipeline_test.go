@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // BenchmarkPipelining is the protocol's floor for one uncontended mutex
@@ -14,7 +14,7 @@ import (
 // create's reply (serial) or right behind the create, once its request is
 // written (pipelined, as the floor and gocurator send it).
 func BenchmarkPipelining(b *testing.B) {
-	srv, err := recipestest.NewServer()
+	srv, err := zkharness.NewServer()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func BenchmarkPipelining(b *testing.B) {
 // BenchmarkMutexCycle is one uncontended acquire and release of a
 // gocurator Mutex, with its requests per cycle.
 func BenchmarkMutexCycle(b *testing.B) {
-	srv, err := recipestest.NewServer()
+	srv, err := zkharness.NewServer()
 	if err != nil {
 		b.Fatal(err)
 	}

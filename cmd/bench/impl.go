@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"net"
 	"time"
@@ -11,9 +10,10 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/recipes/locks"
-	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // release gives a hold back.
@@ -24,7 +24,7 @@ type acquirer func(ctx context.Context) (release, error)
 
 // session is one client's connection, whatever library drives it.
 type session interface {
-	counter() *recipestest.Counter
+	counter() *zkharness.Counter
 	close()
 }
 
@@ -45,16 +45,16 @@ type curatorGo struct{}
 
 type goSession struct {
 	c   *framework.Client
-	cnt *recipestest.Counter
+	cnt *zkharness.Counter
 }
 
-func (s *goSession) counter() *recipestest.Counter { return s.cnt }
-func (s *goSession) close()                        { s.c.Close() }
+func (s *goSession) counter() *zkharness.Counter { return s.cnt }
+func (s *goSession) close()                      { s.c.Close() }
 
 func (curatorGo) name() string { return "gocurator" }
 
 func (curatorGo) connect(addr string) (session, error) {
-	cnt := recipestest.NewCounter()
+	cnt := zkharness.NewCounter()
 	c, err := framework.New(addr, framework.WithDialer(cnt.Dialer(nil)), framework.WithSessionTimeout(10*time.Second),
 		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(10*time.Millisecond, 10)))
 	if err != nil {
@@ -113,12 +113,12 @@ func (curatorGo) readWrite(s session, path string, write bool) acquirer {
 
 type zkSession struct {
 	conn *zk.Conn
-	cnt  *recipestest.Counter
+	cnt  *zkharness.Counter
 	sent chan struct{} // a create or multi request was written (see createThenList)
 }
 
-func (s *zkSession) counter() *recipestest.Counter { return s.cnt }
-func (s *zkSession) close()                        { s.conn.Close() }
+func (s *zkSession) counter() *zkharness.Counter { return s.cnt }
+func (s *zkSession) close()                      { s.conn.Close() }
 
 type quietLogger struct{}
 
@@ -127,7 +127,7 @@ func (quietLogger) Printf(string, ...any) {}
 // connectZK opens a bare go-zookeeper session. With buffered set its
 // connection reads through a buffer, as gocurator's client does.
 func connectZK(addr string, buffered bool) (session, error) {
-	cnt := recipestest.NewCounter()
+	cnt := zkharness.NewCounter()
 	sent := make(chan struct{}, 1)
 	dial := signalCreates(sent, cnt.Dialer(net.DialTimeout))
 	if buffered {
@@ -201,13 +201,10 @@ type signalConn struct {
 // returns, so a request queued now goes after this one.
 func (c signalConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
-	if err == nil && len(b) >= 12 && int32(binary.BigEndian.Uint32(b[4:8])) > 0 { // length, xid (the handshake has none, pings a negative one), opcode
-		switch binary.BigEndian.Uint32(b[8:12]) {
-		case 1, 14, 15, 19: // create, multi, create2, createContainer
-			select {
-			case c.sent <- struct{}{}:
-			default:
-			}
+	if _, ok := zkwire.CreatedPath(b); err == nil && ok {
+		select {
+		case c.sent <- struct{}{}:
+		default:
 		}
 	}
 	return n, err

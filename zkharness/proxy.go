@@ -1,11 +1,10 @@
-package recipestest
+package zkharness
 
 import (
-	"encoding/binary"
-	"errors"
-	"io"
 	"net"
 	"sync"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // Proxy is a TCP fault proxy on 127.0.0.1 in front of one ZooKeeper server.
@@ -79,7 +78,7 @@ func (p *Proxy) Blackhole(on bool) {
 }
 
 // DropAfter arms a one-shot fault: the next request with this opcode (see
-// internal/zkwire's Op constants; go-zookeeper's Create is 1) reaches the
+// the Op constants: OpCreate, OpMulti, ...) reaches the
 // server, the proxy waits for the server's reply, discards it and closes
 // the client's connection. The request took effect; the client never hears.
 func (p *Proxy) DropAfter(opcode int32) {
@@ -257,12 +256,11 @@ func (pp *pipe) forward(src, dst net.Conn, toServer bool) {
 	defer pp.proxy.wg.Done()
 	defer pp.close()
 	for first := true; ; first = false {
-		frame, err := readFrame(src)
+		frame, err := zkwire.ReadFrame(src)
 		if !pp.proxy.waitOpen(pp) || err != nil { // a close, too, waits out a blackhole
 			return
 		}
-		if !toServer && !first && len(frame) >= 8 {
-			xid := int32(binary.BigEndian.Uint32(frame[4:8]))
+		if xid, ok := zkwire.ReplyXid(frame); !toServer && !first && ok {
 			pp.mu.Lock()
 			drop := pp.dropXid >= 0 && xid == pp.dropXid
 			held := pp.held
@@ -287,9 +285,7 @@ func (pp *pipe) forward(src, dst net.Conn, toServer bool) {
 				}
 			}
 		}
-		if toServer && !first && len(frame) >= 12 {
-			op := int32(binary.BigEndian.Uint32(frame[8:12]))
-			xid := int32(binary.BigEndian.Uint32(frame[4:8]))
+		if xid, op, ok := zkwire.RequestHeader(frame); toServer && !first && ok {
 			if pp.proxy.takeDropAfter(op) { // armed before the request can be answered
 				pp.mu.Lock()
 				pp.dropXid = xid
@@ -305,20 +301,4 @@ func (pp *pipe) forward(src, dst net.Conn, toServer bool) {
 			return
 		}
 	}
-}
-
-// readFrame reads one length-prefixed frame, prefix included.
-func readFrame(r io.Reader) ([]byte, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
-		return nil, err
-	}
-	n := binary.BigEndian.Uint32(size[:])
-	if n > 64<<20 {
-		return nil, errors.New("recipestest: frame too large")
-	}
-	frame := make([]byte, 4+n)
-	copy(frame, size[:])
-	_, err := io.ReadFull(r, frame[4:])
-	return frame, err
 }

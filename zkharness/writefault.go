@@ -1,7 +1,6 @@
-package recipestest
+package zkharness
 
 import (
-	"encoding/binary"
 	"net"
 	"os"
 	"sync"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // WriteFault fails a client's write to the socket on demand, as a peer that
@@ -26,7 +26,7 @@ type WriteFault struct {
 func NewWriteFault() *WriteFault { return &WriteFault{} }
 
 // FailNext arms the fault: the next request written with this opcode (see
-// internal/zkwire's Op constants: delete is 2, multi 14) fails. The returned
+// the Op constants: OpDelete, OpMulti, ...) fails. The returned
 // channel is closed once it has.
 func (f *WriteFault) FailNext(opcode int32) <-chan struct{} {
 	f.mu.Lock()
@@ -56,7 +56,7 @@ func (f *WriteFault) Dialer(next framework.Dialer) framework.Dialer {
 func (f *WriteFault) take(frame []byte) (chan struct{}, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.opcode == 0 || len(frame) < 12 || int32(binary.BigEndian.Uint32(frame[8:12])) != f.opcode {
+	if _, op, ok := zkwire.RequestHeader(frame); f.opcode == 0 || !ok || op != f.opcode {
 		return nil, false
 	}
 	f.opcode = 0

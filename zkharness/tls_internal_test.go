@@ -1,4 +1,4 @@
-package recipestest
+package zkharness
 
 import (
 	"crypto/tls"
