@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/transport"
 	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/retry"
@@ -28,30 +28,23 @@ type Client struct {
 	listeners *listener.Container[listener.ConnectionState]
 	sm        *stateMachine
 
-	mu       sync.Mutex
-	started  bool
-	closed   bool
-	conn     *zk.Conn
-	events   <-chan zk.Event
-	netConns map[net.Conn]struct{}
-	hosts    *hostNames // with WithTLS: the host each address came from
-	dialErr  error      // how the latest dial failed; nil once one succeeds
+	transport *transport.Transport // the connections under go-zookeeper
+	writes    transport.WriteWatch // tells traced operations when their request is written
+	replies   transport.ReplyGuard // calls that read their reply after Close
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	conn    *zk.Conn
+	events  <-chan zk.Event
 
 	authDone chan struct{}   // closed once the auth info is on the session
 	authErr  error           // set before authDone is closed: the auth info was refused
 	closing  context.Context // done once Close has begun; background work runs under it
 	stopBg   context.CancelFunc
-	session  handshake // the latest handshake that gave a session
 	janitor  *janitor
-	writes   writeWatch     // tells traced operations when their request is written
 	wg       sync.WaitGroup // goroutines of abandoned calls and of the auth step
 	nsMade   atomic.Bool    // the namespace's root exists (see ensureNamespace)
-	recv     recvLoop       // whether go-zookeeper's receive loop runs
-	// replyReaders counts calls in flight that go-zookeeper lets read their
-	// reply after Close (see readsReplyAfterClose); readersDone, made by
-	// Close when there are some, is closed when the last one returns.
-	replyReaders int
-	readersDone  chan struct{}
 }
 
 // New returns an unstarted Client for connectString, a comma-separated list of
@@ -98,12 +91,25 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		servers:   servers,
 		log:       log,
 		listeners: listener.NewContainer(listener.DefaultLimit, listener.FoldFlaps),
-		netConns:  make(map[net.Conn]struct{}),
 		authDone:  make(chan struct{}),
 	}
 	c.closing, c.stopBg = context.WithCancel(context.Background())
 	c.sm = newStateMachine(cfg.sessionTimeout, cfg.errorPolicy, c.listeners.Post)
 	c.sm.revived = c.endSession
+	tcfg := transport.Config{
+		Dialer:  cfg.dialer,
+		TLS:     cfg.tls,
+		Timeout: cfg.connectionTimeout,
+		OnHandshake: func(r zkwire.ConnectResponse) {
+			c.sm.onHandshake(r.SessionID, r.Timeout)
+		},
+		Writes: &c.writes,
+		Log:    log,
+	}
+	if cfg.tls != nil {
+		tcfg.Hosts = new(transport.HostNames) // the host each address came from, to verify it as
+	}
+	c.transport = transport.New(tcfg)
 	return c, nil
 }
 
@@ -119,12 +125,11 @@ func (c *Client) Start() error {
 		return fmt.Errorf("%w: client already started", ErrInvalidArg)
 	}
 	var hosts zk.HostProvider = zk.NewDNSHostProvider() // go-zookeeper's default
-	if c.cfg.tls != nil {
-		c.hosts = new(hostNames)
-		hosts = c.hosts
+	if h := c.transport.Hosts(); h != nil {
+		hosts = h
 	}
 	conn, events, err := zk.Connect(c.servers, c.cfg.sessionTimeout,
-		zk.WithDialer(c.dial),
+		zk.WithDialer(c.transport.Dial),
 		zk.WithHostProvider(hosts),
 		zk.WithEventCallback(c.onEvent),
 		zk.WithLogger(zkLogger{c.log}),
@@ -187,12 +192,9 @@ func (c *Client) Close() error {
 	c.closed = true
 	c.stopBg()
 	started := c.started
-	var readersDone chan struct{}
-	if c.replyReaders > 0 {
-		c.readersDone = make(chan struct{})
-		readersDone = c.readersDone
-	}
 	c.mu.Unlock()
+	readersDone := c.replies.Close()
+	c.transport.Close() // no dial from here on
 	c.sm.close()
 	if !started {
 		c.listeners.Close()
@@ -200,10 +202,10 @@ func (c *Client) Close() error {
 	}
 	c.janitor.stop()
 	if readersDone != nil {
-		c.quiesce(readersDone)
+		c.transport.Quiesce(readersDone)
 	}
 	c.conn.Close()
-	c.dropConnections() // unblocks a handshake stuck on a silent server
+	c.transport.DropAll() // unblocks a handshake stuck on a silent server
 	for range c.events {
 	}
 	c.wg.Wait()
@@ -336,70 +338,28 @@ func (c *Client) onEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
 		return
 	}
-	c.recv.onState(ev.State)
+	c.transport.Recv().OnState(ev.State)
 	c.log.Debug("zookeeper session event", "state", ev.State.String(), "server", ev.Server)
 	c.sm.onEvent(ev.State)
 }
 
-// dial connects to a server (see dialServer), remembers the connection so
-// Close can cut it, and reads the handshake's session id and negotiated
-// timeout on the way through.
-func (c *Client) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
+// readsReplyAfterClose runs f, a call to CreateContainer or CreateTTL,
+// through the reply guard (see internal/transport's ReplyGuard), which
+// Close asks before closing go-zookeeper's connection.
+func (c *Client) readsReplyAfterClose(f func() error) error {
+	if err := c.replies.Run(f); err != transport.ErrClosed {
+		return err
 	}
-	nc, err := c.dialServer(c.closing, network, addr, timeout)
-	if err != nil {
-		if !c.isClosed() {
-			c.noteDial(err)
-		}
-		return nil, err
-	}
-	c.noteDial(nil)
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		nc.Close()
-		return nil, ErrClosed
-	}
-	tc := &trackedConn{Conn: nc, c: c}
-	c.netConns[tc] = struct{}{}
-	c.mu.Unlock()
-	return newBufferedConn(zkwire.SniffConn(tc, func(r zkwire.ConnectResponse) {
-		if r.SessionID != 0 {
-			c.mu.Lock()
-			c.session = handshake{addr, r.SessionID, r.Passwd}
-			c.mu.Unlock()
-		}
-		c.sm.onHandshake(r.SessionID, r.Timeout)
-	})), nil
+	return ErrClosed
 }
 
-// trackedConn shows what is written to the traced operations and forgets
-// itself when closed.
-type trackedConn struct {
-	net.Conn
-	c *Client
-}
-
-// Write tells the traced operations what was written. It runs on
-// go-zookeeper's send loop, which takes the next request only after it.
-func (t *trackedConn) Write(b []byte) (int, error) {
-	n, err := t.Conn.Write(b)
-	if err == nil {
-		t.c.writes.written(b)
+// notConnected is err, the reason a wait for a connection gave up, with why
+// the latest attempt to connect failed, if it did.
+func (c *Client) notConnected(err error) error {
+	if dialErr := c.transport.DialErr(); dialErr != nil {
+		return fmt.Errorf("%w; the last attempt to connect failed: %w", err, dialErr)
 	}
-	return n, err
-}
-
-func (t *trackedConn) Close() error {
-	t.c.mu.Lock()
-	delete(t.c.netConns, t)
-	t.c.mu.Unlock()
-	return t.Conn.Close()
+	return err
 }
 
 // isClosed reports whether Close was called.
@@ -417,13 +377,6 @@ func (c *Client) closedErr(err error) error {
 	return err
 }
 
-// handshake is where a session was last established, and its password.
-type handshake struct {
-	addr   string
-	id     int64
-	passwd []byte
-}
-
 // endSession closes the session id, which came back after the client had
 // reported it Lost (see stateMachine.onSession): the server ends it, its
 // ephemeral nodes go, and go-zookeeper, finding it expired, opens a new
@@ -434,43 +387,19 @@ type handshake struct {
 func (c *Client) endSession(id int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.session.id != id {
+	hs := c.transport.Session()
+	if c.closed || hs.ID != id {
 		return
 	}
-	hs := c.session
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		c.log.Warn("ending a session reported lost that came back", "session", fmt.Sprintf("%#x", id))
 		ctx, cancel := context.WithTimeout(c.closing, c.cfg.connectionTimeout)
 		defer cancel()
-		if err := c.closeSession(ctx, hs); err != nil && !c.isClosed() {
+		if err := c.transport.CloseSession(ctx, hs); err != nil && !c.isClosed() {
 			c.log.Warn("ending a session reported lost failed; reconnecting", "session", fmt.Sprintf("%#x", id), "err", err)
-			c.dropConnections()
+			c.transport.DropAll()
 		}
 	}()
-}
-
-// closeSession closes the session of hs through the server it was made on.
-func (c *Client) closeSession(ctx context.Context, hs handshake) error {
-	nc, err := c.dialServer(ctx, "tcp", hs.addr, c.cfg.connectionTimeout)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	return zkwire.CloseSessionOn(ctx, nc, hs.id, hs.passwd)
-}
-
-// dropConnections closes the client's network connections; go-zookeeper
-// then connects again.
-func (c *Client) dropConnections() {
-	c.mu.Lock()
-	conns := make([]net.Conn, 0, len(c.netConns))
-	for nc := range c.netConns {
-		conns = append(conns, nc)
-	}
-	c.mu.Unlock()
-	for _, nc := range conns {
-		nc.Close()
-	}
 }

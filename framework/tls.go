@@ -1,19 +1,17 @@
 package framework
 
 import (
-	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
-	"net"
-	"time"
+
+	"github.com/gocurator/curator/internal/transport"
 )
 
 // ErrTLSHandshake means a TLS handshake with a server failed: its
 // certificate did not verify, it refused the client's (or the lack of one),
 // or they share no protocol version or cipher suite. The error that wraps
 // it wraps crypto/tls's too.
-var ErrTLSHandshake = errors.New("curator: TLS handshake failed")
+var ErrTLSHandshake = transport.ErrTLSHandshake
 
 // WithTLS makes the client speak TLS to every server, as ZooKeeper serves it
 // on its secureClientPort; give the connect string those ports. cfg's
@@ -49,35 +47,4 @@ func WithTLS(cfg *tls.Config) Option {
 		c.tls = cfg.Clone()
 		return nil
 	}
-}
-
-// dialServer connects to the server at addr: through the configured dialer
-// (net.Dialer if none), then, with WithTLS, through a TLS handshake that
-// ends by ctx or the connection timeout. The client's wrappers go on top:
-// they read and write ZooKeeper's frames, which only the TLS layer sees in
-// the clear.
-func (c *Client) dialServer(ctx context.Context, network, addr string, timeout time.Duration) (net.Conn, error) {
-	var nc net.Conn
-	var err error
-	if d := c.cfg.dialer; d != nil {
-		nc, err = d(network, addr, timeout) // a Dialer takes no context
-	} else {
-		nc, err = (&net.Dialer{Timeout: timeout}).DialContext(ctx, network, addr)
-	}
-	if err != nil || c.cfg.tls == nil {
-		return nc, err
-	}
-	cfg := c.cfg.tls
-	if cfg.ServerName == "" {
-		cfg = cfg.Clone()
-		cfg.ServerName = c.hosts.name(addr)
-	}
-	tc := tls.Client(nc, cfg)
-	hctx, cancel := context.WithTimeout(ctx, c.cfg.connectionTimeout)
-	defer cancel()
-	if err := tc.HandshakeContext(hctx); err != nil {
-		nc.Close()
-		return nil, fmt.Errorf("%w with %s (verifying it as %q): %w", ErrTLSHandshake, addr, cfg.ServerName, err)
-	}
-	return tc, nil
 }

@@ -43,7 +43,7 @@ func (c *Client) traceWritten(ctx context.Context, full string) (done func(succe
 	if t == nil || t.Written == nil {
 		return func(bool) {}
 	}
-	remove := c.writes.add(full, t.Written)
+	remove := c.writes.Add(full, t.Written)
 	return func(succeeded bool) {
 		if remove() && succeeded {
 			t.Written()

@@ -1,13 +1,14 @@
-package framework
+package transport
 
 import (
-	"encoding/binary"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
-// writeWatch tells operations when their create request has gone to the
+// WriteWatch tells operations when their create request has gone to the
 // connection. go-zookeeper's send loop writes one request per Write, in the
 // order the requests were queued, so once a request is written any request
 // queued after it is sent, and answered, after it.
@@ -16,24 +17,24 @@ import (
 // re-sent watches have negative ones), a create or multi opcode, and the
 // path it creates at that opcode's fixed offset (for a multi, its first
 // op's path).
-type writeWatch struct {
+type WriteWatch struct {
 	n       atomic.Int32 // number of waiters, read without the lock on every write
 	mu      sync.Mutex
 	waiting map[string][]*writeWaiter // by path
 }
 
-// writeWaiter is one add. written counts a call under way in calling from
+// writeWaiter is one Add. Written counts a call under way in calling from
 // the moment it takes the waiter, so that remove can wait it out.
 type writeWaiter struct {
 	fn      func()
 	calling sync.WaitGroup
 }
 
-// add calls fn once a create request (or a multi whose first op is) for
+// Add calls fn once a create request (or a multi whose first op is) for
 // path has been written, and returns a func that stops waiting: it reports
-// whether fn was still waiting (and so will not be called). If written
+// whether fn was still waiting (and so will not be called). If Written
 // has taken fn, remove returns only once fn has returned.
-func (w *writeWatch) add(path string, fn func()) (remove func() bool) {
+func (w *WriteWatch) Add(path string, fn func()) (remove func() bool) {
 	ww := &writeWaiter{fn: fn}
 	w.mu.Lock()
 	if w.waiting == nil {
@@ -45,13 +46,13 @@ func (w *writeWatch) add(path string, fn func()) (remove func() bool) {
 	return func() bool { return w.remove(path, ww) }
 }
 
-func (w *writeWatch) remove(path string, ww *writeWaiter) bool {
+func (w *WriteWatch) remove(path string, ww *writeWaiter) bool {
 	w.mu.Lock()
 	list := w.waiting[path]
 	i := slices.Index(list, ww)
 	if i < 0 {
 		w.mu.Unlock()
-		ww.calling.Wait() // written has taken it: wait until fn has returned
+		ww.calling.Wait() // Written has taken it: wait until fn has returned
 		return false
 	}
 	defer w.mu.Unlock()
@@ -64,38 +65,15 @@ func (w *writeWatch) remove(path string, ww *writeWaiter) bool {
 	return true
 }
 
-// Request frames: length, xid, opcode, then the request. A multi's first op
-// follows a 9-byte header (type, done, error).
-const (
-	wireCreate          = 1
-	wireMulti           = 14
-	wireCreate2         = 15
-	wireCreateContainer = 19
-	wireCreateTTL       = 21
-)
-
-// written is called with each buffer once it has been written.
-func (w *writeWatch) written(b []byte) {
-	if w.n.Load() == 0 || len(b) < 12 || int32(binary.BigEndian.Uint32(b[4:8])) <= 0 {
+// Written is called with each buffer once it has been written.
+func (w *WriteWatch) Written(b []byte) {
+	if w.n.Load() == 0 {
 		return
 	}
-	var at int
-	switch binary.BigEndian.Uint32(b[8:12]) {
-	case wireCreate, wireCreate2, wireCreateContainer, wireCreateTTL:
-		at = 12
-	case wireMulti:
-		at = 21
-	default:
+	path, ok := zkwire.CreatedPath(b)
+	if !ok {
 		return
 	}
-	if len(b) < at+4 {
-		return
-	}
-	n := int(binary.BigEndian.Uint32(b[at : at+4]))
-	if n < 0 || len(b) < at+4+n {
-		return
-	}
-	path := b[at+4 : at+4+n]
 	w.mu.Lock()
 	list := w.waiting[string(path)] // no allocation for a map lookup
 	if len(list) > 0 {
@@ -111,3 +89,6 @@ func (w *writeWatch) written(b []byte) {
 		ww.calling.Done()
 	}
 }
+
+// Pending returns the number of functions still waiting.
+func (w *WriteWatch) Pending() int { return int(w.n.Load()) }

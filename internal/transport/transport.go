@@ -1,0 +1,221 @@
+// Package transport is the framework client's side of the network, under
+// go-zookeeper: it dials each server (through the user's dialer, then TLS),
+// reads through a buffer, reads each session handshake's answer on the way
+// through, tells the write watch what was written, tracks the connections
+// so that the client can cut them, and ends a session over a connection of
+// its own. go-zookeeper keeps all of this to itself; the framework needs it
+// to know its session, to pipeline, and to close cleanly.
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/gocurator/curator/internal/zkwire"
+)
+
+// ErrTLSHandshake means a TLS handshake with a server failed (see
+// framework.ErrTLSHandshake, which is this value).
+var ErrTLSHandshake = errors.New("curator: TLS handshake failed")
+
+// ErrClosed is Dial's and ReplyGuard.Run's error once they are closed.
+var ErrClosed = errors.New("transport: closed")
+
+// Config is what a Transport dials with.
+type Config struct {
+	// Dialer makes the connection (nil: a net.Dialer); TLS runs over it.
+	Dialer func(network, addr string, timeout time.Duration) (net.Conn, error)
+	// TLS, if set, makes every connection TLS; with no ServerName, a
+	// server is verified as the host Hosts says its address came from.
+	TLS   *tls.Config
+	Hosts *HostNames
+	// Timeout bounds a TLS handshake and a session's close.
+	Timeout time.Duration
+	// OnHandshake is called with every handshake's answer, on go-zookeeper's
+	// receive goroutine; it must not block.
+	OnHandshake func(zkwire.ConnectResponse)
+	// Writes is told every buffer go-zookeeper writes.
+	Writes *WriteWatch
+	Log    *slog.Logger
+}
+
+// Handshake is where a session was last established, and its password.
+type Handshake struct {
+	Addr   string
+	ID     int64
+	Passwd []byte
+}
+
+// Transport is one client's connections. Dial is go-zookeeper's dialer.
+type Transport struct {
+	cfg     Config
+	closing context.Context // ends dials and handshakes under way at Close
+	cancel  context.CancelFunc
+	recv    RecvLoop
+
+	mu      sync.Mutex
+	closed  bool
+	conns   map[net.Conn]struct{}
+	session Handshake // the latest handshake that gave a session
+	dialErr error     // how the latest dial failed; nil once one succeeded
+}
+
+// New returns a Transport for cfg.
+func New(cfg Config) *Transport {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Transport{cfg: cfg, closing: ctx, cancel: cancel, conns: make(map[net.Conn]struct{})}
+}
+
+// Recv follows go-zookeeper's receive loop; give it every session state.
+func (t *Transport) Recv() *RecvLoop { return &t.recv }
+
+// Dial connects to a server (see dialServer), remembers the connection so
+// that DropAll can cut it, and reads the handshake's answer on the way
+// through. It refuses once Close was called.
+func (t *Transport) Dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	nc, err := t.dialServer(t.closing, network, addr, timeout)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		if nc != nil {
+			nc.Close()
+		}
+		return nil, ErrClosed
+	}
+	t.dialErr = err
+	if err != nil {
+		return nil, err
+	}
+	tc := &trackedConn{Conn: nc, t: t}
+	t.conns[tc] = struct{}{}
+	return newBufferedConn(zkwire.SniffConn(tc, func(r zkwire.ConnectResponse) {
+		if r.SessionID != 0 {
+			t.mu.Lock()
+			t.session = Handshake{addr, r.SessionID, r.Passwd}
+			t.mu.Unlock()
+		}
+		if t.cfg.OnHandshake != nil {
+			t.cfg.OnHandshake(r)
+		}
+	})), nil
+}
+
+// dialServer connects to the server at addr: through the dialer, then, with
+// TLS, through a handshake bounded by ctx and the timeout. The wrappers go
+// on top: they read and write ZooKeeper's frames, which only the TLS layer
+// sees in the clear.
+func (t *Transport) dialServer(ctx context.Context, network, addr string, timeout time.Duration) (net.Conn, error) {
+	var nc net.Conn
+	var err error
+	if d := t.cfg.Dialer; d != nil {
+		nc, err = d(network, addr, timeout) // a dialer takes no context
+	} else {
+		nc, err = (&net.Dialer{Timeout: timeout}).DialContext(ctx, network, addr)
+	}
+	if err != nil || t.cfg.TLS == nil {
+		return nc, err
+	}
+	cfg := t.cfg.TLS
+	if cfg.ServerName == "" {
+		cfg = cfg.Clone()
+		cfg.ServerName = t.cfg.Hosts.Name(addr)
+	}
+	tc := tls.Client(nc, cfg)
+	hctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("%w with %s (verifying it as %q): %w", ErrTLSHandshake, addr, cfg.ServerName, err)
+	}
+	return tc, nil
+}
+
+// DialErr returns how the latest dial failed, nil if it succeeded.
+func (t *Transport) DialErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dialErr
+}
+
+// Session returns the latest handshake that gave a session.
+func (t *Transport) Session() Handshake {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.session
+}
+
+// Close refuses every later dial and ends those under way; it closes no
+// connection (DropAll does).
+func (t *Transport) Close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.cancel()
+}
+
+// DropAll closes every connection; go-zookeeper then connects again,
+// unless Close was called.
+func (t *Transport) DropAll() {
+	t.mu.Lock()
+	conns := make([]net.Conn, 0, len(t.conns))
+	for nc := range t.conns {
+		conns = append(conns, nc)
+	}
+	t.mu.Unlock()
+	for _, nc := range conns {
+		nc.Close()
+	}
+}
+
+// CloseSession closes the session of hs through the server it was made on,
+// over a connection of its own.
+func (t *Transport) CloseSession(ctx context.Context, hs Handshake) error {
+	nc, err := t.dialServer(ctx, "tcp", hs.Addr, t.cfg.Timeout)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	return zkwire.CloseSessionOn(ctx, nc, hs.ID, hs.Passwd)
+}
+
+// trackedConn tells the write watch what was written and forgets itself
+// when closed.
+type trackedConn struct {
+	net.Conn
+	t *Transport
+}
+
+// Write tells the write watch what was written. It runs on go-zookeeper's
+// send loop, which takes the next request only after it.
+func (c *trackedConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if err == nil && c.t.cfg.Writes != nil {
+		c.t.cfg.Writes.Written(b)
+	}
+	return n, err
+}
+
+func (c *trackedConn) Close() error {
+	c.t.mu.Lock()
+	delete(c.t.conns, c)
+	c.t.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// Hosts returns the host provider Config gave (nil without one).
+func (t *Transport) Hosts() *HostNames { return t.cfg.Hosts }

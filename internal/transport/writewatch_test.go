@@ -1,0 +1,57 @@
+package transport
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/gocurator/curator/internal/zkwire"
+)
+
+// frame encodes a request as go-zookeeper writes it: length, xid, opcode,
+// then (for a multi) a 9-byte op header, then the path.
+func frame(xid, opcode int32, multi bool, path string) []byte {
+	b := binary.BigEndian.AppendUint32(make([]byte, 4), uint32(xid))
+	b = binary.BigEndian.AppendUint32(b, uint32(opcode))
+	if multi {
+		b = append(b, 0, 0, 0, 1, 0, 0xff, 0xff, 0xff, 0xff) // type create, not done, error -1
+	}
+	b = binary.BigEndian.AppendUint32(b, uint32(len(path)))
+	b = append(b, path...)
+	b = append(b, 0, 0, 0, 0) // the rest of the request
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	return b
+}
+
+func TestWriteWatchKnowsItsRequest(t *testing.T) {
+	const path = "/ns/lock/_c_0b7e5e37-33a5-4c67-9a52-d6d8a36c2c0b-lock-"
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+		fires bool
+	}{
+		{"create", frame(7, zkwire.OpCreate, false, path), true},
+		{"create2", frame(7, zkwire.OpCreate2, false, path), true},
+		{"container", frame(7, zkwire.OpCreateContainer, false, path), true},
+		{"ttl", frame(7, zkwire.OpCreateTTL, false, path), true},
+		{"multi", frame(7, zkwire.OpMulti, true, path), true},
+		{"another path", frame(7, zkwire.OpCreate, false, path+"x"), false},
+		{"a prefix", frame(7, zkwire.OpCreate, false, path[:len(path)-1]), false},
+		{"a read of the path", frame(7, 4, false, path), false},
+		{"a delete of the path", frame(7, 2, false, path), false},
+		{"negative xid", frame(-8, zkwire.OpCreate, false, path), false},
+		{"truncated", frame(7, zkwire.OpCreate, false, path)[:20], false},
+	} {
+		var w WriteWatch
+		calls := 0
+		stop := w.Add(path, func() { calls++ })
+		w.Written(tc.frame)
+		w.Written(tc.frame) // at most once
+		if want := map[bool]int{true: 1, false: 0}[tc.fires]; calls != want {
+			t.Errorf("%s: called %d times, want %d", tc.name, calls, want)
+		}
+		stop()
+		if n := w.n.Load(); n != 0 || len(w.waiting) != 0 {
+			t.Errorf("%s: %d waiters left (%v)", tc.name, n, w.waiting)
+		}
+	}
+}
