@@ -10,11 +10,11 @@ import (
 	"github.com/gocurator/curator/retry"
 )
 
-// do runs one operation in the retry loop. Each attempt waits (up to the
+// retrying runs one operation in the retry loop. Each attempt waits (up to the
 // connection timeout) for a connection and then runs fn on it. Close ends
 // the loop, its sleeps too; the error is then ErrClosed. The error is an
 // *OpError for op and path.
-func (c *Client) do(ctx context.Context, op, path string, fn func(ctx context.Context, conn *zk.Conn) error) error {
+func (c *Client) retrying(ctx context.Context, op, path string, fn func(ctx context.Context, conn *zk.Conn) error) error {
 	err := retry.DoUntil(ctx, c.closing, c.cfg.retryPolicy, func(ctx context.Context) error {
 		conn, err := c.connected(ctx, c.cfg.connectionTimeout)
 		if err != nil {
@@ -51,13 +51,13 @@ func (c *Client) ensureNamespace(ctx context.Context, conn *zk.Conn) {
 // the caller returns. Connected, the answer takes one round trip.
 const undoGrace = time.Second
 
-// call runs f, a blocking go-zookeeper call, and returns its error, or
+// callCancellable runs f, a blocking go-zookeeper call, and returns its error, or
 // ctx.Err() once ctx is done. go-zookeeper cannot cancel a request, so f
 // runs on in its goroutine (Close waits for it). If undo is set, a
 // cancelled call first waits up to undoGrace for f's answer and hands it to
 // undo before returning; later than that, undo runs when f returns. Once
-// Close has begun, call returns ErrClosed without running f.
-func (c *Client) call(ctx context.Context, f func() error, undo func(error)) error {
+// Close has begun, callCancellable returns ErrClosed without running f.
+func (c *Client) callCancellable(ctx context.Context, f func() error, undo func(error)) error {
 	if ctx.Done() == nil {
 		if c.isClosed() {
 			return ErrClosed

@@ -18,7 +18,7 @@ func TestNoCallStartsAfterClose(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background()) // cancellable: the call would run on a goroutine
 	defer cancel()
 	ran := make(chan struct{}, 1)
-	err = c.call(ctx, func() error { ran <- struct{}{}; return nil }, nil)
+	err = c.callCancellable(ctx, func() error { ran <- struct{}{}; return nil }, nil)
 	if !errors.Is(err, ErrClosed) {
 		t.Fatalf("call after Close: %v, want ErrClosed", err)
 	}

@@ -129,7 +129,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	if len(acl) == 0 {
 		acl = aclFor(c.cfg.aclProvider, path)
 	}
-	full := c.cfg.namespace.fix(path)
+	full := c.cfg.namespace.toServer(path)
 	var id string
 	if o.protected {
 		id = newProtectedID()
@@ -140,7 +140,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 
 	var created string
 	attempts := 0
-	err := c.do(ctx, "create", path, func(ctx context.Context, conn *zk.Conn) error {
+	err := c.retrying(ctx, "create", path, func(ctx context.Context, conn *zk.Conn) error {
 		attempts++
 		if o.protected && attempts > 1 {
 			found, err := c.findProtected(ctx, conn, parent, id, o.mode)
@@ -163,7 +163,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		}
 		return "", err
 	}
-	return c.cfg.namespace.unfix(created), nil
+	return c.cfg.namespace.fromServer(created), nil
 }
 
 // createNode makes one create request, creating missing parents (and the
@@ -193,7 +193,7 @@ func (c *Client) createNode(ctx context.Context, conn *zk.Conn, full string, dat
 // returns if the answer comes within undoGrace, in the background otherwise.
 func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data []byte, acl []zk.ACL, o createOpts) (string, error) {
 	var p string
-	err := c.call(ctx, func() error {
+	err := c.callCancellable(ctx, func() error {
 		var err error
 		switch {
 		case o.mode == Container:
@@ -256,9 +256,9 @@ func (c *Client) mkdirs(ctx context.Context, conn *zk.Conn, full string, mode pa
 	if full == "/" {
 		return nil
 	}
-	acl := aclFor(c.cfg.aclProvider, c.cfg.namespace.unfix(full))
+	acl := aclFor(c.cfg.aclProvider, c.cfg.namespace.fromServer(full))
 	mkdir := func() error {
-		return c.call(ctx, func() error {
+		return c.callCancellable(ctx, func() error {
 			var err error
 			if mode == containerParents {
 				err = c.readsReplyAfterClose(func() error {

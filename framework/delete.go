@@ -47,14 +47,14 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 	if err := ValidatePath(path, false); err != nil {
 		return opErr("delete", path, err)
 	}
-	full := c.cfg.namespace.fix(path)
-	err := c.do(ctx, "delete", path, func(ctx context.Context, conn *zk.Conn) error {
+	full := c.cfg.namespace.toServer(path)
+	err := c.retrying(ctx, "delete", path, func(ctx context.Context, conn *zk.Conn) error {
 		if o.recursive {
 			if err := c.deleteChildren(ctx, conn, full); err != nil {
 				return err
 			}
 		}
-		return c.call(ctx, func() error { return conn.Delete(full, o.version) }, nil)
+		return c.callCancellable(ctx, func() error { return conn.Delete(full, o.version) }, nil)
 	})
 	if errors.Is(err, ErrNoNode) && o.quietly {
 		return nil
@@ -62,7 +62,7 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 	if err != nil && o.guaranteed && (retry.IsRetryable(err) || ctx.Err() != nil) {
 		c.janitor.add("guaranteed delete", full, func(ctx context.Context) error {
 			if o.recursive {
-				err := c.do(ctx, "delete", c.cfg.namespace.unfix(full), func(ctx context.Context, conn *zk.Conn) error {
+				err := c.retrying(ctx, "delete", c.cfg.namespace.fromServer(full), func(ctx context.Context, conn *zk.Conn) error {
 					return c.deleteChildren(ctx, conn, full)
 				})
 				if err != nil {
@@ -78,7 +78,7 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 // deleteChildren deletes everything below full, depth first.
 func (c *Client) deleteChildren(ctx context.Context, conn *zk.Conn, full string) error {
 	var children []string
-	err := c.call(ctx, func() error {
+	err := c.callCancellable(ctx, func() error {
 		var err error
 		children, _, err = conn.Children(full)
 		return err
@@ -94,7 +94,7 @@ func (c *Client) deleteChildren(ctx context.Context, conn *zk.Conn, full string)
 		if err := c.deleteChildren(ctx, conn, p); err != nil {
 			return err
 		}
-		err := c.call(ctx, func() error { return conn.Delete(p, -1) }, nil)
+		err := c.callCancellable(ctx, func() error { return conn.Delete(p, -1) }, nil)
 		if err != nil && !errors.Is(err, zk.ErrNoNode) {
 			return err
 		}
@@ -105,8 +105,8 @@ func (c *Client) deleteChildren(ctx context.Context, conn *zk.Conn, full string)
 // deleteRaw deletes the server path full; a node already gone is a success.
 // Background tasks use it.
 func (c *Client) deleteRaw(ctx context.Context, full string, version int32) error {
-	err := c.do(ctx, "delete", c.cfg.namespace.unfix(full), func(ctx context.Context, conn *zk.Conn) error {
-		return c.call(ctx, func() error { return conn.Delete(full, version) }, nil)
+	err := c.retrying(ctx, "delete", c.cfg.namespace.fromServer(full), func(ctx context.Context, conn *zk.Conn) error {
+		return c.callCancellable(ctx, func() error { return conn.Delete(full, version) }, nil)
 	})
 	if errors.Is(err, ErrNoNode) {
 		return nil

@@ -16,7 +16,7 @@ func (c *Client) UndoCreate(full string, mode CreateMode, unique bool) {
 // the server path parent.
 func (c *Client) FindProtected(ctx context.Context, parent, id string, mode CreateMode) (string, error) {
 	var found string
-	err := c.do(ctx, "find", parent, func(ctx context.Context, conn *zk.Conn) error {
+	err := c.retrying(ctx, "find", parent, func(ctx context.Context, conn *zk.Conn) error {
 		var err error
 		found, err = c.findProtected(ctx, conn, parent, id, mode)
 		return err

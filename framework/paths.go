@@ -70,8 +70,8 @@ func validateNamespace(ns string) error {
 // namespace maps the caller's paths to server paths and back.
 type namespace string
 
-// fix returns the server path for a caller's path.
-func (ns namespace) fix(path string) string {
+// toServer returns the server path for a caller's path.
+func (ns namespace) toServer(path string) string {
 	if ns == "" {
 		return path
 	}
@@ -82,10 +82,10 @@ func (ns namespace) fix(path string) string {
 }
 
 // root is the server path of the namespace's root node ("/" without one).
-func (ns namespace) root() string { return ns.fix("/") }
+func (ns namespace) root() string { return ns.toServer("/") }
 
-// unfix returns the caller's path for a server path.
-func (ns namespace) unfix(path string) string {
+// fromServer returns the caller's path for a server path.
+func (ns namespace) fromServer(path string) string {
 	if ns == "" {
 		return path
 	}

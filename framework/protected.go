@@ -62,7 +62,7 @@ func StripProtectedPrefix(name string) string {
 // node a retry is about to make under the same name).
 func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id string, mode CreateMode) (string, error) {
 	var children []string
-	err := c.call(ctx, func() error {
+	err := c.callCancellable(ctx, func() error {
 		if _, err := conn.Sync(parent); err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id st
 		}
 		var ok bool
 		var stat *zk.Stat
-		err := c.call(ctx, func() error {
+		err := c.callCancellable(ctx, func() error {
 			var err error
 			ok, stat, err = conn.Exists(found)
 			return err
@@ -110,7 +110,7 @@ func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id st
 // parent, if any, and deletes it.
 func (c *Client) deleteProtected(ctx context.Context, parent, id string) error {
 	var found string
-	err := c.do(ctx, "delete", parent, func(ctx context.Context, conn *zk.Conn) error {
+	err := c.retrying(ctx, "delete", parent, func(ctx context.Context, conn *zk.Conn) error {
 		var err error
 		found, err = c.findProtected(ctx, conn, parent, id, Persistent)
 		return err

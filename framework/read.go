@@ -6,19 +6,19 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// run is the shape of every single-request operation: validate the path,
+// singleRequest is the shape of every single-request operation: validate the path,
 // then in the retry loop make the request on the current connection. f's
 // result is read only when it succeeded, never while an abandoned call may
 // still be writing it.
-func run[T any](ctx context.Context, c *Client, op, path string, f func(conn *zk.Conn, full string) (T, error)) (T, error) {
+func singleRequest[T any](ctx context.Context, c *Client, op, path string, f func(conn *zk.Conn, full string) (T, error)) (T, error) {
 	var zero T
 	if err := ValidatePath(path, false); err != nil {
 		return zero, opErr(op, path, err)
 	}
-	full := c.cfg.namespace.fix(path)
+	full := c.cfg.namespace.toServer(path)
 	var out T
-	err := c.do(ctx, op, path, func(ctx context.Context, conn *zk.Conn) error {
-		return c.call(ctx, func() error {
+	err := c.retrying(ctx, op, path, func(ctx context.Context, conn *zk.Conn) error {
+		return c.callCancellable(ctx, func() error {
 			v, err := f(conn, full)
 			out = v
 			return err
@@ -43,7 +43,7 @@ type node struct {
 // Exists reports whether a node exists, with its stat if it does; a missing
 // node's stat is nil, as Curator's checkExists returns null.
 func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
-	n, err := run(ctx, c, "exists", path, func(conn *zk.Conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "exists", path, func(conn *zk.Conn, full string) (node, error) {
 		ok, stat, err := conn.Exists(full)
 		return node{ok: ok, stat: existing(ok, stat)}, err
 	})
@@ -53,7 +53,7 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 // ExistsW is Exists that also sets a watch, which fires when the node is
 // created, deleted or its data changes.
 func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, Watch, error) {
-	n, err := run(ctx, c, "exists", path, func(conn *zk.Conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "exists", path, func(conn *zk.Conn, full string) (node, error) {
 		ok, stat, ch, err := conn.ExistsW(full)
 		return node{ok: ok, stat: existing(ok, stat), watch: Watch{ch, c.cfg.namespace}}, err
 	})
@@ -62,7 +62,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, Watch, 
 
 // Get returns a node's data and stat.
 func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
-	n, err := run(ctx, c, "get", path, func(conn *zk.Conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "get", path, func(conn *zk.Conn, full string) (node, error) {
 		data, stat, err := conn.Get(full)
 		return node{data: data, stat: statOf(stat)}, err
 	})
@@ -72,7 +72,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 // GetW is Get that also sets a watch, which fires when the node's data
 // changes or the node is deleted.
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, Watch, error) {
-	n, err := run(ctx, c, "get", path, func(conn *zk.Conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "get", path, func(conn *zk.Conn, full string) (node, error) {
 		data, stat, ch, err := conn.GetW(full)
 		return node{data: data, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace}}, err
 	})
@@ -81,7 +81,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, Watch, e
 
 // Children returns the names of a node's children, in no particular order.
 func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, error) {
-	n, err := run(ctx, c, "children", path, func(conn *zk.Conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "children", path, func(conn *zk.Conn, full string) (node, error) {
 		children, stat, err := conn.Children(full)
 		return node{children: children, stat: statOf(stat)}, err
 	})
@@ -91,7 +91,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 // ChildrenW is Children that also sets a watch, which fires when a child is
 // added or removed or the node is deleted.
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, Watch, error) {
-	n, err := run(ctx, c, "children", path, func(conn *zk.Conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "children", path, func(conn *zk.Conn, full string) (node, error) {
 		children, stat, ch, err := conn.ChildrenW(full)
 		return node{children: children, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace}}, err
 	})
@@ -100,7 +100,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, W
 
 // Set sets a node's data if its version matches (-1 matches any).
 func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*Stat, error) {
-	return run(ctx, c, "set", path, func(conn *zk.Conn, full string) (*Stat, error) {
+	return singleRequest(ctx, c, "set", path, func(conn *zk.Conn, full string) (*Stat, error) {
 		stat, err := conn.Set(full, data, version)
 		return statOf(stat), err
 	})
@@ -108,7 +108,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 
 // GetACL returns a node's ACL and stat.
 func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) {
-	n, err := run(ctx, c, "getACL", path, func(conn *zk.Conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "getACL", path, func(conn *zk.Conn, full string) (node, error) {
 		acl, stat, err := conn.GetACL(full)
 		return node{acl: aclsOf(acl), stat: statOf(stat)}, err
 	})
@@ -117,7 +117,7 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) 
 
 // SetACL sets a node's ACL if its ACL version matches (-1 matches any).
 func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int32) (*Stat, error) {
-	return run(ctx, c, "setACL", path, func(conn *zk.Conn, full string) (*Stat, error) {
+	return singleRequest(ctx, c, "setACL", path, func(conn *zk.Conn, full string) (*Stat, error) {
 		stat, err := conn.SetACL(full, zkACLs(acl), version)
 		return statOf(stat), err
 	})

@@ -120,7 +120,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		if err := ValidatePath(op.path, seq); err != nil {
 			return nil, opErr("txn", op.path, err)
 		}
-		full := c.cfg.namespace.fix(op.path)
+		full := c.cfg.namespace.toServer(op.path)
 		switch op.kind {
 		case opCreate:
 			if op.path == "/" {
@@ -171,7 +171,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		res      []zk.MultiResponse
 		attempts int
 	)
-	err := c.do(ctx, "txn", ops[0].path, func(ctx context.Context, conn *zk.Conn) error {
+	err := c.retrying(ctx, "txn", ops[0].path, func(ctx context.Context, conn *zk.Conn) error {
 		attempts++
 		if protected && attempts > 1 {
 			found, err := c.findCommitted(ctx, conn, ops, t.reqs, t.ids)
@@ -199,7 +199,7 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	}
 	out := make([]OpResult, len(res))
 	for i, r := range res {
-		out[i] = OpResult{Path: c.cfg.namespace.unfix(r.String), Stat: statOf(r.Stat)}
+		out[i] = OpResult{Path: c.cfg.namespace.fromServer(r.String), Stat: statOf(r.Stat)}
 	}
 	return out, nil
 }
@@ -256,7 +256,7 @@ func (t *txn) multi(ctx context.Context, conn *zk.Conn) ([]zk.MultiResponse, err
 	for made := 0; ; made++ {
 		var res []zk.MultiResponse
 		var sent atomic.Bool
-		err := c.call(ctx, func() error {
+		err := c.callCancellable(ctx, func() error {
 			sent.Store(true)
 			var err error
 			res, err = conn.Multi(t.reqs...)

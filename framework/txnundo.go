@@ -66,7 +66,7 @@ func (t *txn) cleanUpProtected() {
 		}
 		t.c.janitor.add("delete protected node of a failed fenced transaction", parent, func(ctx context.Context) error {
 			var found string
-			err := t.c.do(ctx, "delete", t.c.cfg.namespace.unfix(parent), func(ctx context.Context, conn *zk.Conn) error {
+			err := t.c.retrying(ctx, "delete", t.c.cfg.namespace.fromServer(parent), func(ctx context.Context, conn *zk.Conn) error {
 				var err error
 				found, err = t.c.findProtected(ctx, conn, parent, id, Persistent)
 				return err
@@ -93,8 +93,8 @@ func (t *txn) deleteFenced(ctx context.Context, targets []undoTarget) error {
 			reqs = append(reqs, &zk.DeleteRequest{Path: target.path, Version: target.version})
 		}
 		var res []zk.MultiResponse
-		err := c.do(ctx, "txn", c.cfg.namespace.unfix(targets[0].path), func(ctx context.Context, conn *zk.Conn) error {
-			return c.call(ctx, func() error {
+		err := c.retrying(ctx, "txn", c.cfg.namespace.fromServer(targets[0].path), func(ctx context.Context, conn *zk.Conn) error {
+			return c.callCancellable(ctx, func() error {
 				var err error
 				res, err = conn.Multi(reqs...)
 				return err

@@ -28,7 +28,7 @@ func (w Watch) C() <-chan Event { return w.ch }
 
 // Event translates a raw event from C.
 func (w Watch) Event(ev Event) WatchEvent {
-	path := w.ns.unfix(ev.Path)
+	path := w.ns.fromServer(ev.Path)
 	return WatchEvent{Type: ev.Type, Path: path, Err: opErr("watch", path, ev.Err)}
 }
 
