@@ -195,9 +195,9 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanish
 	if ok {
 		pre = &first
 	}
-	room, mark, waited, err := s.waitForRoom(ctx, path, pre, mark)
-	if room {
-		return s.newLease(path, mark), waited, false, nil
+	h, waited, err = s.waitForRoom(ctx, path, pre, mark)
+	if h != nil {
+		return h, waited, false, nil
 	}
 	cctx, cancel := cleanup()
 	defer cancel()
@@ -221,14 +221,14 @@ func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 	return leaseListing{children, w}, err
 }
 
-// waitForRoom waits until the lease at path is among at most maxLeases;
-// first, if given and showing our lease, is the first listing, made after
-// the error epoch mark. false with a nil error means the node vanished. waited
-// reports whether it had to wait. With room, it returns the mark from
+// waitForRoom waits until the lease at path is among at most maxLeases, and
+// returns its hold; first, if given and showing our lease, is the first
+// listing, made after the error epoch mark. No hold and no error means the
+// node vanished. waited reports whether it had to wait. The hold keeps the mark from
 // before the listing that showed it. A lost session wakes it too
 // (go-zookeeper does not wake watches on a disconnect): the next listing
 // shows whether our lease survived.
-func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, mark uint64) (room bool, _ uint64, waited bool, err error) {
+func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, mark uint64) (h *Hold, waited bool, err error) {
 	_, name := framework.SplitPath(path)
 	// The shared count is read again only once its watch has fired:
 	// go-zookeeper keeps every watch set on a path until the node changes.
@@ -240,7 +240,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		if countStale {
 			n, w, err := s.readCount(ctx)
 			if err != nil {
-				return false, 0, waited, err
+				return nil, waited, err
 			}
 			count, countChanged, countStale = n, w.C(), false
 		}
@@ -254,10 +254,10 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 			mark = s.client.ErrorEpoch()
 			var err error
 			if l, err = s.listLeases(ctx); err != nil {
-				return false, 0, waited, err
+				return nil, waited, err
 			}
 			if !slices.Contains(l.children, name) {
-				return false, 0, waited, nil
+				return nil, waited, nil
 			}
 		}
 		first = nil
@@ -265,11 +265,11 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 			if s.errorSince(mark) {
 				continue // see LockInternals.wait: list again after the error state
 			}
-			return true, mark, waited, nil
+			return s.newLease(path, mark), waited, nil
 		}
 		var err error
 		if countStale, err = s.awaitRoom(ctx, l.watch, changed, countChanged); err != nil {
-			return false, 0, waited, err
+			return nil, waited, err
 		}
 	}
 }
