@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -106,8 +107,8 @@ func TestWatchesFireOnce(t *testing.T) {
 	if _, open := <-dw.C(); open {
 		t.Fatal("data watch delivered a second event")
 	}
-	if ev, err := dw.Wait(ctx); !errors.Is(err, framework.ErrInvalidArg) {
-		t.Fatalf("Wait on a watch that fired: %+v %v, want ErrInvalidArg", ev, err)
+	if ev, err := dw.Wait(ctx); !errors.Is(err, framework.ErrInvalidArg) || !strings.Contains(err.Error(), "watch /w:") {
+		t.Fatalf("Wait on a watch that fired: %+v %v, want ErrInvalidArg naming the watch's path", ev, err)
 	}
 	// An abandoned watch blocks nothing: set one and never read it.
 	if _, _, _, err := c.GetW(ctx, "/w"); err != nil {

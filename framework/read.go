@@ -55,7 +55,7 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, Watch, error) {
 	n, err := singleRequest(ctx, c, "exists", path, func(conn *zk.Conn, full string) (node, error) {
 		ok, stat, ch, err := conn.ExistsW(full)
-		return node{ok: ok, stat: existing(ok, stat), watch: Watch{ch, c.cfg.namespace}}, err
+		return node{ok: ok, stat: existing(ok, stat), watch: Watch{ch, c.cfg.namespace, path}}, err
 	})
 	return n.ok, n.stat, n.watch, err
 }
@@ -74,7 +74,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, Watch, error) {
 	n, err := singleRequest(ctx, c, "get", path, func(conn *zk.Conn, full string) (node, error) {
 		data, stat, ch, err := conn.GetW(full)
-		return node{data: data, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace}}, err
+		return node{data: data, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace, path}}, err
 	})
 	return n.data, n.stat, n.watch, err
 }
@@ -93,7 +93,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, Watch, error) {
 	n, err := singleRequest(ctx, c, "children", path, func(conn *zk.Conn, full string) (node, error) {
 		children, stat, ch, err := conn.ChildrenW(full)
-		return node{children: children, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace}}, err
+		return node{children: children, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace, path}}, err
 	})
 	return n.children, n.stat, n.watch, err
 }

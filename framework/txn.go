@@ -33,6 +33,21 @@ const (
 	opCheck
 )
 
+// String names the operation as an error does.
+func (k opKind) String() string {
+	switch k {
+	case opCreate:
+		return "create"
+	case opDelete:
+		return "delete"
+	case opSetData:
+		return "set"
+	case opCheck:
+		return "check"
+	}
+	return "op"
+}
+
 // CreateOp creates a node (Persistent, Ephemeral or their sequential forms;
 // ZooKeeper's multi takes no containers or TTLs). nil data means the client's
 // default data. Of the create options, WithProtection, WithParents,
@@ -70,7 +85,8 @@ type OpResult struct {
 
 // TxnError reports a transaction that failed: which operation failed and
 // why. errors.Is matches the failing operation's error (ErrBadVersion for a
-// failed CheckOp, ...).
+// failed CheckOp, ...), an *OpError naming the operation and its path:
+// "transaction op 0: check /locks/x/_c_…-lock-0000000007: zk: node does not exist".
 type TxnError struct {
 	Index int   // of the failing operation
 	Err   error // the failing operation's error
@@ -282,7 +298,7 @@ func (t *txn) multi(ctx context.Context, conn *zk.Conn) ([]zk.MultiResponse, err
 			return res, nil
 		}
 		if op := ops[i]; op.kind != opCreate || op.create.parents == noParents || !errors.Is(failure, zk.ErrNoNode) || made == len(ops) {
-			return nil, &TxnError{Index: i, Err: opErr("txn", "", failure)}
+			return nil, &TxnError{Index: i, Err: opErr(op.kind.String(), op.path, failure)}
 		}
 		parent, _ := SplitPath(t.reqs[i].(*zk.CreateRequest).Path)
 		if err := c.mkdirs(ctx, conn, parent, ops[i].create.parents); err != nil {

@@ -52,6 +52,9 @@ func TestTxnProtectedCreateMakesContainerParents(t *testing.T) {
 	if !errors.As(err, &te) || te.Index != 0 || !errors.Is(err, framework.ErrNoNode) {
 		t.Fatalf("create under a missing parent: %v, want TxnError at op 0 with ErrNoNode", err)
 	}
+	if msg := err.Error(); !strings.Contains(msg, "transaction op 0: create /none/n-:") {
+		t.Fatalf("the error %q does not name the failing op and its path", msg)
+	}
 }
 
 // A transaction cannot create the root, as Create cannot: in a namespace a

@@ -11,8 +11,9 @@ import (
 // again on reconnect) and fire with EventNotWatching when the session
 // expires or the client closes.
 type Watch struct {
-	ch <-chan Event
-	ns namespace
+	ch   <-chan Event
+	ns   namespace
+	path string // as the caller named it, for errors
 }
 
 // WatchEvent is what a watch saw.
@@ -38,7 +39,7 @@ func (w Watch) Wait(ctx context.Context) (WatchEvent, error) {
 	select {
 	case ev, ok := <-w.ch:
 		if !ok { // go-zookeeper closes the channel only after its one event
-			return WatchEvent{}, opErr("watch", "", fmt.Errorf("%w: the watch's event was already taken", ErrInvalidArg))
+			return WatchEvent{}, opErr("watch", w.path, fmt.Errorf("%w: the watch's event was already taken", ErrInvalidArg))
 		}
 		return w.Event(ev), nil
 	case <-ctx.Done():

@@ -34,6 +34,15 @@ func NewMultiLock(locks ...Locker) (*MultiLock, error) {
 	return &MultiLock{locks: append([]Locker(nil), locks...)}, nil
 }
 
+// lockName names the multi-lock's lock i in errors: its index, and its
+// path if it has one.
+func lockName(i int, l Locker) string {
+	if p, ok := l.(interface{ Path() string }); ok {
+		return fmt.Sprintf("lock %d (%s)", i, p.Path())
+	}
+	return fmt.Sprintf("lock %d", i)
+}
+
 // isNil reports a nil Locker, or one of this package's lock types that is a
 // nil pointer (a user's own Locker type must not be a nil pointer).
 func isNil(l Locker) bool {
@@ -84,9 +93,9 @@ func (m *MultiLock) Acquire(ctx context.Context) (*MultiHold, error) {
 		}
 		if err != nil {
 			if rerr := giveBack(ctx, holds); rerr != nil {
-				return nil, fmt.Errorf("lock %d: %w (and rolling back: %w)", i, err, rerr)
+				return nil, fmt.Errorf("%s: %w (and rolling back: %w)", lockName(i, l), err, rerr)
 			}
-			return nil, fmt.Errorf("lock %d: %w", i, err)
+			return nil, fmt.Errorf("%s: %w", lockName(i, l), err)
 		}
 		holds = append(holds, h)
 	}

@@ -3,6 +3,7 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gocurator/curator/recipes/locks"
@@ -39,8 +40,8 @@ func TestMultiLockAllOrNothing(t *testing.T) {
 		t.Fatalf("/a not taken first: %v", p)
 	}
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("multi acquire: %v", err)
+	if err := <-done; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "lock 1 (/b):") {
+		t.Fatalf("multi acquire: %v; want context.Canceled, naming the lock it waited on", err)
 	}
 	if p, _ := a.Participants(ctx); len(p) != 0 {
 		t.Fatalf("/a not rolled back: %v", p)

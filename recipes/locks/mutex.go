@@ -121,6 +121,9 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 	return h, nil
 }
 
+// Path returns the lock's path.
+func (m *Mutex) Path() string { return m.li.Dir() }
+
 // IsAcquiredInThisProcess reports whether any owner in this process holds
 // the lock through this Mutex (a lost hold does not count).
 func (m *Mutex) IsAcquiredInThisProcess() bool {

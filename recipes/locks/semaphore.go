@@ -73,6 +73,9 @@ func NewSemaphoreWithCount(client *framework.Client, path, countPath string) (*S
 	return s, nil
 }
 
+// Path returns the semaphore's path.
+func (s *Semaphore) Path() string { return s.path }
+
 // SetMaxLeases changes the number of leases allowed at once, as following a
 // Curator SharedCount does; waiting acquirers look again. A semaphore made
 // with NewSemaphoreWithCount follows its count node alone: SetMaxLeases

@@ -32,3 +32,6 @@ func (m *SemaphoreMutex) Acquire(ctx context.Context) (*Hold, error) {
 func (m *SemaphoreMutex) Participants(ctx context.Context) ([]string, error) {
 	return m.sem.Participants(ctx)
 }
+
+// Path returns the lock's path.
+func (m *SemaphoreMutex) Path() string { return m.sem.Path() }
