@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
 )
 
 // RevokeMessage is the data Curator writes into a holder's node to ask it to
@@ -105,7 +106,7 @@ func (h *Hold) lossLocked() error {
 		default:
 		}
 		if state, ok := h.client.ErrorStateSince(h.mark); ok {
-			h.setLostLocked(fmt.Errorf("%w: connection %v", ErrLockLost, state))
+			h.setLostLocked(stateLoss(state, ""))
 		}
 	}
 	return h.lostErr
@@ -198,7 +199,7 @@ func (h *Hold) Release(ctx context.Context) error {
 		err = nil // cut short by us; the guaranteed delete goes on
 	case lost != nil:
 	case flapped:
-		lost = fmt.Errorf("%w: connection %v during the release", ErrLockLost, state)
+		lost = stateLoss(state, " during the release")
 		if rctx.Err() != nil && ctx.Err() == nil {
 			err = nil
 		}
@@ -346,4 +347,16 @@ func (h *Hold) setLostLocked(err error) {
 	if h.lost != nil {
 		close(h.lost)
 	}
+}
+
+// stateLoss is the loss of a hold to a connection state of the error
+// policy: Lost means the session expired (framework.ErrSessionExpired),
+// Suspended a connection loss (framework.ErrConnectionLoss), so that
+// errors.Is tells them apart.
+func stateLoss(state listener.ConnectionState, when string) error {
+	cause := framework.ErrConnectionLoss
+	if state == listener.Lost {
+		cause = framework.ErrSessionExpired
+	}
+	return fmt.Errorf("%w: connection %v%s: %w", ErrLockLost, state, when, cause)
 }

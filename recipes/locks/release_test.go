@@ -51,6 +51,11 @@ func TestReleaseAfterTheSessionEndedIsALoss(t *testing.T) {
 			if !isLost(err) {
 				t.Fatalf("Release after the session ended: %v; want ErrLockLost", err)
 			}
+			// Under the Session policy only the session's end loses the hold,
+			// and the error says so.
+			if _, session := tc.policy.(listener.SessionErrorPolicy); session && !errors.Is(err, framework.ErrSessionExpired) {
+				t.Fatalf("Release after the session ended: %v; want ErrSessionExpired too", err)
+			}
 			if !isLost(h.Err()) {
 				t.Fatalf("Err after a release that found the hold lost: %v", h.Err())
 			}
