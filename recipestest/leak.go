@@ -26,7 +26,22 @@ func VerifyTestMain(m *testing.M, cleanup func(), opts ...goleak.Option) {
 }
 
 // VerifyNone fails tb if any goroutine other than tb's own is running.
+//
+// The kit closes what it made for a test (clients, servers, proxies) in
+// tb's cleanups, which run after the test function's deferred calls: so
+// `defer recipestest.VerifyNone(t)` runs while the kit's clients are still
+// open, and reports their goroutines as leaks. Use LeakCheck instead, or
+// call VerifyNone from a cleanup registered before the kit's.
 func VerifyNone(tb testing.TB, opts ...goleak.Option) {
 	tb.Helper()
 	goleak.VerifyNone(tb, opts...)
+}
+
+// LeakCheck arranges for VerifyNone to run at the very end of the test:
+// call it first, before the test makes anything, and it runs after every
+// cleanup registered after it (cleanups run last in, first out), the kit's
+// included.
+func LeakCheck(tb testing.TB, opts ...goleak.Option) {
+	tb.Helper()
+	tb.Cleanup(func() { VerifyNone(tb, opts...) })
 }
