@@ -50,7 +50,7 @@ func TestChaosShort(t *testing.T) {
 		settle:   30 * time.Second,
 		writes:   2,
 		policy:   "mixed",
-		dir:      t.TempDir(),
+		dir:      keepOnFailure(t),
 		seed:     uint64(time.Now().UnixNano()),
 		lockPath: "/chaos/lock", logPath: "/chaos/log",
 		txnTimeout: time.Second,
@@ -74,4 +74,21 @@ func TestChaosShort(t *testing.T) {
 	for _, kind := range slices.Sorted(maps.Keys(r.Violations)) {
 		t.Errorf("%s: %d, e.g. %q", kind, r.Violations[kind], r.Examples[kind])
 	}
+}
+
+// keepOnFailure returns a new directory for the run's evidence, removed
+// after the test unless it failed.
+func keepOnFailure(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "chaos-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("evidence kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
 }

@@ -118,6 +118,9 @@ func run(ctx context.Context, cfg config, spawn spawner, log *slog.Logger) (*rep
 		}
 		sets = append(sets, set)
 	}
+	if err := dumpLogs(cfg.dir, sets); err != nil {
+		return nil, err
+	}
 	var events []event
 	for id := 1; id <= cfg.workers; id++ {
 		evs, err := readEvents(h.workerOut(id))
@@ -338,4 +341,20 @@ func (h *harness) readLogs(i int, when string) (logSet, error) {
 		return logSet{}, fmt.Errorf("member %d: %w", i+1, err)
 	}
 	return logSet{member: i, label: fmt.Sprintf("m%d %s", i+1, when), txns: txns}, nil
+}
+
+// dumpLogs writes each transaction log read, as text, to dir/txns-<n>.txt:
+// the evidence behind a finding.
+func dumpLogs(dir string, sets []logSet) error {
+	for n, set := range sets {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# member %d, read %s\n", set.member+1, strings.TrimPrefix(set.label, fmt.Sprintf("m%d ", set.member+1)))
+		for _, t := range set.txns {
+			fmt.Fprintf(&b, "%#x %s\n", t.Zxid, describe(t))
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("txns-%d.txt", n+1)), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -123,7 +123,8 @@ func (r *report) writeTable(w io.Writer) {
 	fmt.Fprintf(tw, "holds\t%d (told lost: %d); lock nodes ended: %s\n", r.Holds, r.HoldsLost, kv(r.NodesEnded))
 	fmt.Fprintf(tw, "fenced writes\t%s; entries committed %d, deleted %d; %d transactions in the logs\n", kv(r.Writes), r.Entries, r.EntriesGone, r.Txns)
 	fmt.Fprintf(tw, "after the last fault\t%s (acquisitions per worker)\n", kv(r.Progress))
-	fmt.Fprintln(tw, "\t")
+	tw.Flush()
+	fmt.Fprintln(w)
 	fmt.Fprintln(tw, "check\tresult")
 	for _, c := range checks() {
 		n := 0
