@@ -118,6 +118,9 @@ func readTree(ctx context.Context, addr, root string) (map[string]nodeView, erro
 			return err
 		}
 		nodes[path] = nodeView{Czxid: stat.Czxid, Ephemeral: stat.EphemeralOwner, Data: string(data)}
+		if stat.NumChildren == 0 {
+			return nil
+		}
 		kids, _, err := conn.Children(path)
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil
