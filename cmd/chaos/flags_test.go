@@ -66,3 +66,12 @@ func TestPaths(t *testing.T) {
 		t.Errorf("lockSeq = %q", got)
 	}
 }
+
+// A line cut short by a kill does not hide the next incarnation's events.
+func TestParseEventsSkipsTornLine(t *testing.T) {
+	in := `{"ev":"start","w":1,"inc":1}` + "\n" + `{"ev":"acq` + `{"ev":"start","w":1,"inc":2}` + "\n" + `{"ev":"acquired","w":1,"inc":2,"hold":1}` + "\n"
+	evs, err := parseEvents(strings.NewReader(in))
+	if err != nil || len(evs) != 2 || evs[1].Inc != 2 || evs[1].Ev != evAcquired {
+		t.Errorf("parseEvents = %+v, %v; want the first start and the second incarnation's acquire", evs, err)
+	}
+}

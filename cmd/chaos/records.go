@@ -131,8 +131,8 @@ func (ev event) withErr(err error) event {
 	return ev
 }
 
-// readEvents reads a worker's output file. A line cut short (the worker
-// was killed while writing it) ends the file.
+// readEvents reads a worker's output file, shared by its incarnations. A
+// line that does not parse (cut short by a kill) is skipped.
 func readEvents(path string) ([]event, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -148,7 +148,7 @@ func parseEvents(r io.Reader) ([]event, error) {
 	for sc.Scan() {
 		var ev event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			break
+			continue
 		}
 		out = append(out, ev)
 	}
