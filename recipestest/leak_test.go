@@ -22,5 +22,5 @@ func TestLeakCheckRunsAfterTheKitsCleanups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-h.Lost() // a monitor goroutine runs until the client closes, after the test function
+	_ = h.Lost() // starts the hold's monitor, a goroutine that runs until the client closes, after the test function
 }
