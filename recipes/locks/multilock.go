@@ -82,12 +82,35 @@ type MultiHold struct {
 // (ctx's, or a new one), so a Mutex listed twice is re-entered, as in
 // Curator, where one thread takes them all.
 func (m *MultiLock) Acquire(ctx context.Context) (*MultiHold, error) {
+	return m.acquire(ctx, Locker.Acquire)
+}
+
+// TryAcquire takes every lock only if each is free now (its TryAcquire),
+// else gives back those it took and returns ErrBusy: Curator's acquire
+// with a zero wait. Every lock must have a TryAcquire (Mutex, Semaphore and
+// SemaphoreMutex do), or it returns ErrInvalidArg and takes none.
+func (m *MultiLock) TryAcquire(ctx context.Context) (*MultiHold, error) {
+	for i, l := range m.locks {
+		if _, ok := l.(tryLocker); !ok {
+			return nil, fmt.Errorf("%w: %s has no TryAcquire", ErrInvalidArg, lockName(i, l))
+		}
+	}
+	return m.acquire(ctx, func(l Locker, ctx context.Context) (*Hold, error) { return l.(tryLocker).TryAcquire(ctx) })
+}
+
+// tryLocker is a Locker that can take its lock without waiting.
+type tryLocker interface {
+	TryAcquire(ctx context.Context) (*Hold, error)
+}
+
+// acquire takes every lock with take, in order, or none.
+func (m *MultiLock) acquire(ctx context.Context, take func(Locker, context.Context) (*Hold, error)) (*MultiHold, error) {
 	if OwnerFrom(ctx) == nil {
 		ctx = WithOwner(ctx, NewOwner())
 	}
 	holds := make([]*Hold, 0, len(m.locks))
 	for i, l := range m.locks {
-		h, err := l.Acquire(ctx)
+		h, err := take(l, ctx)
 		if err == nil && h == nil {
 			err = fmt.Errorf("%w: lock %d returned no hold", ErrInvalidArg, i)
 		}

@@ -73,3 +73,53 @@ func TestMultiLockOverOneMutexTwice(t *testing.T) {
 		t.Fatalf("participants after release: %v", p)
 	}
 }
+
+// TryAcquire takes every lock only if each is free now; otherwise it takes
+// none, leaves no node, and says ErrBusy. The semaphore's TryAcquire is
+// the same for one lease.
+func TestTryAcquireOnSemaphoreAndMultiLock(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	sem, _ := locks.NewSemaphore(cs[0], "/sem", 1)
+	other, _ := locks.NewSemaphore(cs[1], "/sem", 1)
+	held, err := other.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := sem.TryAcquire(ctx); !errors.Is(err, locks.ErrBusy) {
+		t.Fatalf("TryAcquire of a semaphore whose lease is out: %v, %v; want ErrBusy", h, err)
+	}
+	if p, _ := sem.Participants(ctx); len(p) != 1 {
+		t.Fatalf("leases after a busy TryAcquire: %v, want only the holder's", p)
+	}
+
+	a, _ := locks.NewMutex(cs[0], "/a")
+	multi, err := locks.NewMultiLock(a, sem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mh, err := multi.TryAcquire(ctx); !errors.Is(err, locks.ErrBusy) || !strings.Contains(err.Error(), "lock 1 (/sem)") {
+		t.Fatalf("multi TryAcquire with /sem busy: %v, %v; want ErrBusy naming /sem", mh, err)
+	}
+	if p, _ := a.Participants(ctx); len(p) != 0 {
+		t.Fatalf("/a after a busy multi TryAcquire: %v, want given back", p)
+	}
+	if err := held.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mh, err := multi.TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("multi TryAcquire with both free: %v", err)
+	}
+	if h, err := other.TryAcquire(ctx); !errors.Is(err, locks.ErrBusy) {
+		t.Fatalf("TryAcquire while the multi-lock holds the lease: %v, %v; want ErrBusy", h, err)
+	}
+	if err := mh.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, err := other.TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("TryAcquire of a free semaphore: %v", err)
+	}
+	h.Release(ctx)
+}

@@ -89,7 +89,18 @@ func (s *Semaphore) SetMaxLeases(n int) error {
 
 // Acquire waits for one lease.
 func (s *Semaphore) Acquire(ctx context.Context) (*Hold, error) {
-	leases, err := s.AcquireN(ctx, 1)
+	leases, err := s.acquireN(ctx, 1, false)
+	if err != nil {
+		return nil, err
+	}
+	return leases[0], nil
+}
+
+// TryAcquire takes one lease only if it can without waiting: Curator's
+// acquire with a zero wait. If the leases are all out, or another acquirer
+// is taking one at this moment, it returns ErrBusy, leaving no node behind.
+func (s *Semaphore) TryAcquire(ctx context.Context) (*Hold, error) {
+	leases, err := s.acquireN(ctx, 1, true)
 	if err != nil {
 		return nil, err
 	}
@@ -99,12 +110,17 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Hold, error) {
 // AcquireN waits for n leases, taken one after another as Curator does. If
 // it fails or ctx ends, the leases it took are returned: none is left out.
 func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Hold, error) {
+	return s.acquireN(ctx, n, false)
+}
+
+// acquireN is AcquireN; with try, no lease is waited for (see acquireOne).
+func (s *Semaphore) acquireN(ctx context.Context, n int, try bool) ([]*Hold, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("%w: %d leases, must be at least 1", ErrInvalidArg, n)
 	}
 	var got []*Hold
 	for range n {
-		h, err := s.acquireOne(ctx)
+		h, err := s.acquireOne(ctx, try)
 		if err != nil {
 			return nil, errors.Join(err, giveBack(ctx, got))
 		}

@@ -23,15 +23,22 @@ import (
 //     other way.
 //   - tryHoldingLock (Curator's order): take the lock, create the lease
 //     node, wait holding the lock until the leases fit, release the lock.
-func (s *Semaphore) acquireOne(ctx context.Context) (*Hold, error) {
+//
+// With try set, neither waits: an acquirer that finds the lock taken, or
+// the leases all out, gives back what it made and returns ErrBusy, as
+// Curator's acquire with a zero wait does.
+func (s *Semaphore) acquireOne(ctx context.Context, try bool) (*Hold, error) {
 	if s.countPath == "" && !s.full.Load() {
-		h, _, err := retryVanished(ctx, s.tryInTxn)
+		h, _, err := retryVanished(ctx, func(ctx context.Context) (*Hold, bool, bool, error) { return s.tryInTxn(ctx, try) })
 		if h != nil || err != nil {
 			return h, err
 		}
 		s.full.Store(true)
+		if try {
+			return nil, ErrBusy
+		}
 	}
-	h, waited, err := retryVanished(ctx, s.tryHoldingLock)
+	h, waited, err := retryVanished(ctx, func(ctx context.Context) (*Hold, bool, bool, error) { return s.tryHoldingLock(ctx, try) })
 	if err == nil && !waited {
 		s.full.Store(false)
 	}
@@ -82,8 +89,8 @@ func (s *Semaphore) leaseTxn(guard framework.Op) func(context.Context) (string, 
 // lock's release are one transaction, with the count of leases right behind
 // it. It returns no hold and no error if the leases were all out (its lease
 // is then given back).
-func (s *Semaphore) tryInTxn(ctx context.Context) (h *Hold, waited, vanished bool, err error) {
-	lockPath, err := s.lock.Acquire(ctx, false)
+func (s *Semaphore) tryInTxn(ctx context.Context, try bool) (h *Hold, waited, vanished bool, err error) {
+	lockPath, err := s.lock.Acquire(ctx, try)
 	if err != nil {
 		return nil, false, false, err
 	}
@@ -164,8 +171,8 @@ func (s *Semaphore) leaseChildren(ctx context.Context) ([]string, error) {
 // session, it gives up the lock and reports it: the lease is made again only
 // after the lock is taken again (Curator's RETRY_DUE_TO_MISSING_NODE), never
 // while another may hold it.
-func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanished bool, err error) {
-	lockPath, err := s.lock.Acquire(ctx, false)
+func (s *Semaphore) tryHoldingLock(ctx context.Context, try bool) (h *Hold, waited, vanished bool, err error) {
+	lockPath, err := s.lock.Acquire(ctx, try)
 	if err != nil {
 		return nil, false, false, err
 	}
@@ -195,14 +202,14 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context) (h *Hold, waited, vanish
 	if ok {
 		pre = &first
 	}
-	h, waited, err = s.waitForRoom(ctx, path, pre, mark)
+	h, waited, err = s.waitForRoom(ctx, path, pre, mark, try)
 	if h != nil {
 		return h, waited, false, nil
 	}
 	cctx, cancel := cleanup()
 	defer cancel()
 	deleteWithin(cctx, s.client, path)
-	return nil, waited, err == nil, err
+	return nil, waited, err == nil, err // no hold and no error: the lease vanished
 }
 
 // leaseListing is the leases directory with a watch on it.
@@ -224,11 +231,12 @@ func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 // waitForRoom waits until the lease at path is among at most maxLeases, and
 // returns its hold; first, if given and showing our lease, is the first
 // listing, made after the error epoch mark. No hold and no error means the
-// node vanished. waited reports whether it had to wait. The hold keeps the mark from
+// node vanished; with try, a lease that does not fit at once is ErrBusy.
+// waited reports whether it had to wait. The hold keeps the mark from
 // before the listing that showed it. A lost session wakes it too
 // (go-zookeeper does not wake watches on a disconnect): the next listing
 // shows whether our lease survived.
-func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, mark uint64) (h *Hold, waited bool, err error) {
+func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, mark uint64, try bool) (h *Hold, waited bool, err error) {
 	_, name := framework.SplitPath(path)
 	// The shared count is read again only once its watch has fired:
 	// go-zookeeper keeps every watch set on a path until the node changes.
@@ -266,6 +274,9 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 				continue // see LockInternals.wait: list again after the error state
 			}
 			return s.newLease(path, mark), waited, nil
+		}
+		if try {
+			return nil, true, ErrBusy
 		}
 		var err error
 		if countStale, err = s.awaitRoom(ctx, l.watch, changed, countChanged); err != nil {

@@ -28,6 +28,12 @@ func (m *SemaphoreMutex) Acquire(ctx context.Context) (*Hold, error) {
 	return m.sem.Acquire(ctx)
 }
 
+// TryAcquire takes the lock only if it is free now, else ErrBusy (see
+// Semaphore.TryAcquire).
+func (m *SemaphoreMutex) TryAcquire(ctx context.Context) (*Hold, error) {
+	return m.sem.TryAcquire(ctx)
+}
+
 // Participants returns the full paths of the lease nodes.
 func (m *SemaphoreMutex) Participants(ctx context.Context) ([]string, error) {
 	return m.sem.Participants(ctx)
