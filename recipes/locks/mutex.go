@@ -148,6 +148,21 @@ func (m *Mutex) holdOf(o *Owner) *Hold {
 	return h
 }
 
+// ownerOf returns the owner whose hold h is, if h is current, else nil.
+func (m *Mutex) ownerOf(h *Hold) *Owner {
+	if h == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for o, held := range m.holds {
+		if held == h && h.isCurrent() {
+			return o
+		}
+	}
+	return nil
+}
+
 // IsOwnedBy reports whether o holds the lock through this Mutex
 // (Curator's isOwnedByCurrentThread); a lost hold is not held.
 func (m *Mutex) IsOwnedBy(o *Owner) bool {

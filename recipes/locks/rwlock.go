@@ -49,6 +49,24 @@ func NewReadWriteLock(client *framework.Client, path string) (*ReadWriteLock, er
 	return &ReadWriteLock{read: read, write: write}, nil
 }
 
+// Downgrade takes the read lock for the owner of w, a write hold of this
+// lock, whatever ctx's owner is (Curator's downgrade: acquire the read lock
+// while holding the write lock, then release the write lock). It returns at
+// once: the read node takes w's place in the queue. Release w once you have
+// the read hold. A hold that is not this lock's current write hold is
+// ErrNotOwner.
+//
+// Without it, a downgrade needs ctx to carry w's owner (WithOwner): a read
+// Acquire by another owner waits for w like any reader, and a goroutine
+// that waits on its own write hold waits until its ctx ends.
+func (rw *ReadWriteLock) Downgrade(ctx context.Context, w *Hold) (*Hold, error) {
+	o := rw.write.ownerOf(w)
+	if o == nil {
+		return nil, fmt.Errorf("%w: not a write hold of %s", ErrNotOwner, rw.write.Path())
+	}
+	return rw.read.Acquire(WithOwner(ctx, o))
+}
+
 // ReadLock returns the lock readers share.
 func (rw *ReadWriteLock) ReadLock() *Mutex { return rw.read }
 

@@ -57,6 +57,50 @@ func TestReadWriteLockDowngrade(t *testing.T) {
 	h.Release(ctx)
 }
 
+// Downgrade works without the owner in the context: a write hold taken
+// with a plain context downgrades through the hold itself. A hold that is
+// not the lock's write hold is refused.
+func TestReadWriteLockDowngradeByHold(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	rw, _ := locks.NewReadWriteLock(cs[0], "/rw")
+	other, _ := locks.NewReadWriteLock(cs[1], "/rw")
+	w, err := rw.WriteLock().Acquire(ctx) // no WithOwner: a read Acquire here would wait on w
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *locks.Hold, 1)
+	go func() {
+		h, err := other.WriteLock().Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- h
+	}()
+	waitParticipants(t, rw.WriteLock(), 2)
+	r, err := rw.Downgrade(ctx, w)
+	if err != nil {
+		t.Fatalf("Downgrade: %v", err)
+	}
+	if err := w.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rw.Downgrade(ctx, w); !errors.Is(err, locks.ErrNotOwner) {
+		t.Fatalf("Downgrade of a released write hold: %v, want ErrNotOwner", err)
+	}
+	if _, err := rw.Downgrade(ctx, r); !errors.Is(err, locks.ErrNotOwner) {
+		t.Fatalf("Downgrade of a read hold: %v, want ErrNotOwner", err)
+	}
+	select {
+	case <-got:
+		t.Fatal("a queued writer got in while the downgraded read was held")
+	default:
+	}
+	r.Release(ctx)
+	h := <-got
+	h.Release(ctx)
+}
+
 func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 	c := clients(t, 1)[0]
 	ctx := ctxT(t)
