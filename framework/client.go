@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,22 +46,16 @@ type Client struct {
 	nsMade   atomic.Bool    // the namespace's root exists (see ensureNamespace)
 }
 
-// New returns an unstarted Client for connectString, a comma-separated list of
-// host:port pairs. go-zookeeper has no chroot suffix; use WithNamespace.
+// New returns an unstarted Client for connectString: a comma-separated list
+// of host:port pairs, optionally followed by a chroot path that every path
+// of the client is under ("h1:2181,h2:2181/app"), as ZooKeeper's and
+// Curator's clients take it. A namespace (WithNamespace) goes under the
+// chroot. As with ZooKeeper, the chroot node itself must exist: the client
+// never creates it.
 func New(connectString string, opts ...Option) (*Client, error) {
-	var servers []string
-	for _, s := range strings.Split(connectString, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			servers = append(servers, s)
-		}
-	}
-	if len(servers) == 0 {
-		return nil, fmt.Errorf("%w: empty connect string", ErrInvalidArg)
-	}
-	for _, s := range servers {
-		if strings.Contains(s, "/") {
-			return nil, fmt.Errorf("%w: connect string %q: chroot is not supported, use WithNamespace", ErrInvalidArg, connectString)
-		}
+	servers, chroot, err := parseConnectString(connectString)
+	if err != nil {
+		return nil, err
 	}
 	cfg := config{
 		sessionTimeout:    DefaultSessionTimeout,
@@ -82,6 +75,8 @@ func New(connectString string, opts ...Option) (*Client, error) {
 	if cfg.defaultData == nil {
 		cfg.defaultData = localAddress()
 	}
+	cfg.chroot = chroot
+	cfg.namespace = cfg.namespace.under(chroot)
 	log := cfg.logger
 	if log == nil {
 		log = slog.New(discardHandler{})

@@ -253,7 +253,7 @@ func undoVersion(mode CreateMode, unique bool) int32 {
 // down, every ancestor would cost a request each time). A chain of d missing
 // nodes, as on a namespace's first use, costs 2d-1 requests instead of d.
 func (c *Client) mkdirs(ctx context.Context, conn *zk.Conn, full string, mode parentMode) error {
-	if full == "/" {
+	if full == "/" || full == c.cfg.chroot { // as for ZooKeeper, a chroot must exist
 		return nil
 	}
 	acl := aclFor(c.cfg.aclProvider, c.cfg.namespace.fromServer(full))

@@ -25,7 +25,8 @@ type config struct {
 	sessionTimeout    time.Duration
 	connectionTimeout time.Duration
 	retryPolicy       retry.Policy
-	namespace         namespace
+	namespace         namespace // the chroot's and WithNamespace's, as one
+	chroot            string    // the connect string's chroot, "" for none: never created by the client
 	aclProvider       ACLProvider
 	auth              []authInfo
 	defaultData       []byte

@@ -81,6 +81,18 @@ func (ns namespace) toServer(path string) string {
 	return "/" + string(ns) + path
 }
 
+// under returns the namespace placed under chroot, a validated path ("" for
+// none).
+func (ns namespace) under(chroot string) namespace {
+	switch {
+	case chroot == "":
+		return ns
+	case ns == "":
+		return namespace(chroot[1:])
+	}
+	return namespace(chroot[1:] + "/" + string(ns))
+}
+
 // root is the server path of the namespace's root node ("/" without one).
 func (ns namespace) root() string { return ns.toServer("/") }
 
@@ -115,4 +127,28 @@ func SplitPath(path string) (parent, name string) {
 		return "/", path[i+1:]
 	}
 	return path[:i], path[i+1:]
+}
+
+// parseConnectString splits a connect string into its servers and its
+// chroot ("" for none): "h1:2181,h2:2181/app" has the chroot "/app". A
+// chroot of "/" is none, as for ZooKeeper; any other must be a valid path.
+func parseConnectString(s string) (servers []string, chroot string, err error) {
+	hosts := s
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		hosts, chroot = s[:i], s[i:]
+		if chroot == "/" {
+			chroot = ""
+		} else if err := ValidatePath(chroot, false); err != nil {
+			return nil, "", fmt.Errorf("%w: connect string %q: chroot: %w", ErrInvalidArg, s, err)
+		}
+	}
+	for _, h := range strings.Split(hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			servers = append(servers, h)
+		}
+	}
+	if len(servers) == 0 {
+		return nil, "", fmt.Errorf("%w: connect string %q has no server", ErrInvalidArg, s)
+	}
+	return servers, chroot, nil
 }
