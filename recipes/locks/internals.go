@@ -73,6 +73,19 @@ func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) 
 	return path, err
 }
 
+// AcquireHold is Acquire returning the node's Hold, with the powers the
+// locks' holds have: Lost, Err, Fence and Token, and a Release that reports
+// a loss. It is not reentrant (that is Mutex's): each call makes a node.
+// A recipe built on a custom driver uses it to keep the loss signal and
+// fencing.
+func (li *LockInternals) AcquireHold(ctx context.Context, try bool) (*Hold, error) {
+	path, mark, err := li.acquire(ctx, try)
+	if err != nil {
+		return nil, err
+	}
+	return newHold(li.client, path, nil, nil, mark), nil
+}
+
 // acquire is Acquire for a hold; it also returns the client's error epoch
 // from before the listing that found the lock held.
 func (li *LockInternals) acquire(ctx context.Context, try bool) (string, uint64, error) {

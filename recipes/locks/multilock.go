@@ -73,11 +73,6 @@ func NewMultiMutex(client *framework.Client, paths ...string) (*MultiLock, error
 	return NewMultiLock(locks...)
 }
 
-// MultiHold holds every lock of a MultiLock.
-type MultiHold struct {
-	holds []*Hold
-}
-
 // Acquire takes every lock, in order, or none. All are taken for one owner
 // (ctx's, or a new one), so a Mutex listed twice is re-entered, as in
 // Curator, where one thread takes them all.
@@ -123,12 +118,4 @@ func (m *MultiLock) acquire(ctx context.Context, take func(Locker, context.Conte
 		holds = append(holds, h)
 	}
 	return &MultiHold{holds: holds}, nil
-}
-
-// Holds returns the holds, in acquisition order.
-func (h *MultiHold) Holds() []*Hold { return append([]*Hold(nil), h.holds...) }
-
-// Release releases every hold in reverse order and joins their errors.
-func (h *MultiHold) Release(ctx context.Context) error {
-	return ReleaseAll(ctx, h.holds)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 )
 
@@ -122,4 +123,40 @@ func TestTryAcquireOnSemaphoreAndMultiLock(t *testing.T) {
 		t.Fatalf("TryAcquire of a free semaphore: %v", err)
 	}
 	h.Release(ctx)
+}
+
+// A multi-hold has a hold's powers: it is lost when any of its holds is
+// (Lost closes, Err says which), and its fence lets a write through only
+// while every hold is current.
+func TestMultiHoldLossAndFence(t *testing.T) {
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	multi, _ := locks.NewMultiMutex(cs[0], "/a", "/b")
+	mh, err := multi.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := mh.Lost()
+	if _, err := cs[0].Txn(ctx, append(mh.Fence(), framework.CreateOp("/w1", nil, framework.Persistent))...); err != nil {
+		t.Fatalf("a fenced write while held: %v", err)
+	}
+	if err := mh.Err(); err != nil {
+		t.Fatalf("Err while held: %v", err)
+	}
+	if err := cs[1].Delete(ctx, mh.Holds()[1].Path()); err != nil { // an administrator deletes /b's node
+		t.Fatal(err)
+	}
+	<-lost
+	if err := mh.Err(); !isLost(err) {
+		t.Fatalf("Err after /b's node went: %v, want ErrLockLost", err)
+	}
+	if _, err := cs[0].Txn(ctx, append(mh.Fence(), framework.CreateOp("/w2", nil, framework.Persistent))...); !errors.Is(err, framework.ErrNoNode) {
+		t.Fatalf("a fenced write after the loss: %v, want refused (ErrNoNode)", err)
+	}
+	if err := mh.Release(ctx); !isLost(err) {
+		t.Fatalf("Release of a multi-hold with a lost hold: %v, want ErrLockLost", err)
+	}
+	if err := mh.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
+		t.Fatalf("second Release: %v, want ErrNotOwner", err)
+	}
 }
