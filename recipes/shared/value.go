@@ -1,0 +1,227 @@
+package shared
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
+)
+
+// ErrNotStarted is returned by a Value's calls before Start (or after
+// Close): Curator's "not started".
+var ErrNotStarted = errors.New("shared: not started")
+
+// Versioned is a value with the node version it was read at; TrySet takes
+// it to set the value only if nobody has set it since.
+type Versioned[T any] struct {
+	Version int32
+	Value   T
+}
+
+// Value is Curator's SharedValue: the bytes of one node, shared by every
+// participant. Make one with NewValue, Start it, and Close it when done.
+type Value struct {
+	client *framework.Client
+	path   string
+	seed   []byte
+
+	listeners *listener.Container[[]byte]
+
+	mu      sync.Mutex
+	cur     Versioned[[]byte]
+	mzxid   int64 // of the value held: orders reads, across a delete and re-create too
+	started bool
+	closed  bool
+	stop    context.CancelFunc
+	done    chan struct{} // closed when the watcher returns
+}
+
+// NewValue returns a Value for the node at path, created with seed if it
+// does not exist when the Value starts.
+func NewValue(client *framework.Client, path string, seed []byte) (*Value, error) {
+	if client == nil {
+		return nil, fmt.Errorf("%w: nil client", framework.ErrInvalidArg)
+	}
+	if err := framework.ValidatePath(path, false); err != nil || path == "/" {
+		return nil, fmt.Errorf("%w: shared value path %q: %w", framework.ErrInvalidArg, path, err)
+	}
+	return &Value{client: client, path: path, seed: bytes.Clone(seed),
+		listeners: listener.NewContainer[[]byte](listener.DefaultLimit, nil)}, nil
+}
+
+// Start creates the node with the seed if it is missing (with container
+// parents, as Curator's creatingParentContainersIfNeeded), reads it, and
+// starts watching it. It fails if the node cannot be read.
+func (v *Value) Start(ctx context.Context) error {
+	v.mu.Lock()
+	if v.started || v.closed {
+		v.mu.Unlock()
+		return fmt.Errorf("%w: shared value %s already started or closed", framework.ErrInvalidArg, v.path)
+	}
+	v.started = true
+	v.mu.Unlock()
+	_, err := v.client.Create(ctx, v.path, v.seed, framework.WithContainerParents())
+	if err != nil && !errors.Is(err, framework.ErrNodeExists) {
+		return err
+	}
+	data, stat, w, err := v.client.GetW(ctx, v.path)
+	if err != nil {
+		return err
+	}
+	v.update(stat, data)
+	wctx, cancel := context.WithCancel(context.Background())
+	v.mu.Lock()
+	v.stop, v.done = cancel, make(chan struct{})
+	v.mu.Unlock()
+	go v.watch(wctx, w)
+	return nil
+}
+
+// Get returns the value as last seen, with its version.
+func (v *Value) Get() Versioned[[]byte] {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return Versioned[[]byte]{v.cur.Version, bytes.Clone(v.cur.Value)}
+}
+
+// Set sets the value whatever it is now.
+func (v *Value) Set(ctx context.Context, value []byte) error {
+	if err := v.check(); err != nil {
+		return err
+	}
+	stat, err := v.client.Set(ctx, v.path, value, -1)
+	if err != nil {
+		return err
+	}
+	v.update(stat, value)
+	return nil
+}
+
+// TrySet sets the value only if prev is still the value: it returns false,
+// and reads the value again, if another participant set it since prev was
+// read (or if prev is not the value this Value last saw), as Curator's
+// trySetValue.
+func (v *Value) TrySet(ctx context.Context, prev Versioned[[]byte], value []byte) (bool, error) {
+	if err := v.check(); err != nil {
+		return false, err
+	}
+	if cur := v.Get(); cur.Version != prev.Version || !bytes.Equal(cur.Value, prev.Value) {
+		return false, nil
+	}
+	stat, err := v.client.Set(ctx, v.path, value, prev.Version)
+	switch {
+	case err == nil:
+		v.update(stat, value)
+		return true, nil
+	case errors.Is(err, framework.ErrBadVersion):
+		return false, v.read(ctx)
+	}
+	return false, err
+}
+
+// AddListener calls fn with every new value the Value sees, in order, on a
+// goroutine of the Value's (a listener that blocks delays the ones after
+// it, never the Value or the client). It returns a function that removes
+// it. Values set in a row may reach fn as the last of them only if the
+// watch saw only that one.
+func (v *Value) AddListener(fn func(value []byte)) (remove func()) {
+	return v.listeners.Add(fn)
+}
+
+// Close stops watching and the listeners' goroutine; the node stays.
+func (v *Value) Close() error {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return nil
+	}
+	v.closed = true
+	stop, done := v.stop, v.done
+	v.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+	v.listeners.Close()
+	return nil
+}
+
+// check returns ErrNotStarted unless the Value runs.
+func (v *Value) check() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.started || v.closed || v.stop == nil {
+		return fmt.Errorf("%w: shared value %s", ErrNotStarted, v.path)
+	}
+	return nil
+}
+
+// update records a value read or set with stat, and tells the listeners,
+// if it is newer than the one held: a later modification zxid, which a
+// version alone would not tell after the node was deleted and made again.
+func (v *Value) update(stat *framework.Stat, value []byte) {
+	v.mu.Lock()
+	if stat.Mzxid <= v.mzxid {
+		v.mu.Unlock()
+		return
+	}
+	v.cur, v.mzxid = Versioned[[]byte]{stat.Version, bytes.Clone(value)}, stat.Mzxid
+	v.mu.Unlock()
+	v.listeners.Post(bytes.Clone(value))
+}
+
+// read reads the node again.
+func (v *Value) read(ctx context.Context) error {
+	data, stat, err := v.client.Get(ctx, v.path)
+	if err != nil {
+		return err
+	}
+	v.update(stat, data)
+	return nil
+}
+
+// watch reads the node each time its watch fires, and after every new
+// session (a watch does not survive one, and changes made meanwhile are not
+// replayed), until ctx ends.
+func (v *Value) watch(ctx context.Context, w framework.Watch) {
+	defer close(v.done)
+	for {
+		_, changed := v.client.StateChanged()
+		select {
+		case <-w.C():
+		case <-changed:
+			if v.client.State() != listener.Reconnected {
+				continue
+			}
+		case <-ctx.Done():
+			return
+		}
+		for {
+			data, stat, next, err := v.client.GetW(ctx, v.path)
+			if err == nil {
+				v.update(stat, data)
+				w = next
+				break
+			}
+			if errors.Is(err, framework.ErrClosed) {
+				return // the client is closed: nothing more to see
+			}
+			if errors.Is(err, framework.ErrNoNode) { // deleted: wait for it to come back
+				if ok, _, next, err := v.client.ExistsW(ctx, v.path); err == nil && !ok {
+					w = next
+					break
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond): // the retry policy gave up for now
+			}
+		}
+	}
+}
