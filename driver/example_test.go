@@ -27,12 +27,8 @@ func (d HostDriver) CreatesTheLock(ctx context.Context, client *framework.Client
 	return d.Standard.CreatesTheLock(ctx, client, framework.JoinPath(dir, d.Host+"-"+lockName), data)
 }
 
-var server *recipestest.Server
-
-func TestMain(m *testing.M) { recipestest.RunWithServer(m, &server) }
-
 func ExampleLockDriver() {
-	client, _ := framework.New(server.ConnectString(), framework.WithNamespace("example-driver"))
+	client, _ := framework.New(connectString(nil), framework.WithNamespace("example-driver"))
 	client.Start()
 	defer client.Close()
 	ctx := context.Background()
@@ -51,6 +47,6 @@ func ExampleLockDriver() {
 // The example driver passes the conformance suite, as every driver here
 // does.
 func TestHostDriverConforms(t *testing.T) {
-	recipestest.TestLockDriver(t, server.ConnectString(), HostDriver{Host: "web1"}, locks.MutexLockName)
-	recipestest.TestLockDriverWithStandard(t, server.ConnectString(), HostDriver{Host: "web1"}, locks.MutexLockName)
+	recipestest.TestLockDriver(t, connectString(t), HostDriver{Host: "web1"}, locks.MutexLockName)
+	recipestest.TestLockDriverWithStandard(t, connectString(t), HostDriver{Host: "web1"}, locks.MutexLockName)
 }
