@@ -12,29 +12,35 @@ import (
 // may end in a slash, since the server appends the sequence number.
 // The error wraps ErrInvalidPath.
 func ValidatePath(path string, sequential bool) error {
+	full := path
 	if sequential {
-		path += "1"
+		full += "1"
 	}
-	bad := func(why string) error {
+	if why := pathProblem(full); why != "" {
 		return fmt.Errorf("%w: %q: %s", ErrInvalidPath, path, why)
 	}
+	return nil
+}
+
+// pathProblem says what is wrong with path, "" if nothing is.
+func pathProblem(path string) string {
 	switch {
 	case path == "":
-		return bad("path must not be empty")
+		return "path must not be empty"
 	case path[0] != '/':
-		return bad("path must start with /")
+		return "path must start with /"
 	case path == "/":
-		return nil
+		return ""
 	case strings.HasSuffix(path, "/"):
-		return bad("path must not end with /")
+		return "path must not end with /"
 	}
 	for rest := path[1:]; ; {
 		seg, after, more := strings.Cut(rest, "/")
 		switch seg {
 		case "":
-			return bad("empty node name")
+			return "empty node name"
 		case ".", "..":
-			return bad("relative paths are not allowed")
+			return "relative paths are not allowed"
 		}
 		if !more {
 			break
@@ -42,17 +48,17 @@ func ValidatePath(path string, sequential bool) error {
 		rest = after
 	}
 	if !utf8.ValidString(path) {
-		return bad("path is not valid UTF-8")
+		return "path is not valid UTF-8"
 	}
 	// ZooKeeper checks UTF-16 units: a character above U+FFFF is a
 	// surrogate pair, which it refuses like any other surrogate.
 	for _, r := range path {
 		if r <= 0x1f || (r >= 0x7f && r <= 0x9f) ||
 			(r >= 0xd800 && r <= 0xf8ff) || r >= 0xfff0 {
-			return bad(fmt.Sprintf("invalid character %U", r))
+			return fmt.Sprintf("invalid character %U", r)
 		}
 	}
-	return nil
+	return ""
 }
 
 // validateNamespace checks a namespace: empty, or a path without its leading
