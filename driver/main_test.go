@@ -1,7 +1,6 @@
 package driver_test
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 
@@ -30,7 +29,7 @@ func connectString(tb testing.TB) string {
 	shared.once.Do(func() { shared.server, shared.err = recipestest.NewServer() })
 	if shared.err != nil {
 		if tb == nil {
-			panic(fmt.Sprint("recipestest: ", shared.err))
+			panic(shared.err)
 		}
 		tb.Fatal(shared.err)
 	}
