@@ -55,7 +55,7 @@ func TestSortChildrenIsStable(t *testing.T) {
 func TestSortChildrenOrderIsTheStableTextOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	kinds := []func(i int) string{
-		func(i int) string { return fmt.Sprintf("_c_%04d-lock-%010d", i, rng.IntN(1e10)) },
+		func(i int) string { return fmt.Sprintf("_c_%04d-lock-%010d", i, rng.Int64N(1e10)) },
 		func(i int) string { return fmt.Sprintf("_c_%04d-lock-%010d", i, rng.IntN(5)) }, // equal keys
 		func(i int) string { return fmt.Sprintf("_c_%04d-lock-%d", i, rng.IntN(1e6)) },  // not ten digits
 		func(i int) string { return fmt.Sprintf("foreign-%d", rng.IntN(1e6)) },          // no lock name

@@ -63,6 +63,13 @@ func TestChrootConnectStringValidation(t *testing.T) {
 		{"127.0.0.1:2181//app", false},
 		{"127.0.0.1:2181/app/../x", false},
 		{"/app", false},
+		{"host", true},  // Java's default port, 2181
+		{"host:", true}, // likewise
+		{"[::1]:2181", true},
+		{"127.0.0.1:abc", false},
+		{"127.0.0.1:99999", false},
+		{"127.0.0.1:-1", false},
+		{":2181", false},
 		{"", false},
 		{" , ", false},
 	} {

@@ -2,6 +2,8 @@ package framework
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -12,29 +14,35 @@ import (
 // may end in a slash, since the server appends the sequence number.
 // The error wraps ErrInvalidPath.
 func ValidatePath(path string, sequential bool) error {
+	full := path
 	if sequential {
-		path += "1"
+		full += "1"
 	}
-	bad := func(why string) error {
+	if why := pathProblem(full); why != "" {
 		return fmt.Errorf("%w: %q: %s", ErrInvalidPath, path, why)
 	}
+	return nil
+}
+
+// pathProblem says what is wrong with path, "" if nothing is.
+func pathProblem(path string) string {
 	switch {
 	case path == "":
-		return bad("path must not be empty")
+		return "path must not be empty"
 	case path[0] != '/':
-		return bad("path must start with /")
+		return "path must start with /"
 	case path == "/":
-		return nil
+		return ""
 	case strings.HasSuffix(path, "/"):
-		return bad("path must not end with /")
+		return "path must not end with /"
 	}
 	for rest := path[1:]; ; {
 		seg, after, more := strings.Cut(rest, "/")
 		switch seg {
 		case "":
-			return bad("empty node name")
+			return "empty node name"
 		case ".", "..":
-			return bad("relative paths are not allowed")
+			return "relative paths are not allowed"
 		}
 		if !more {
 			break
@@ -42,17 +50,17 @@ func ValidatePath(path string, sequential bool) error {
 		rest = after
 	}
 	if !utf8.ValidString(path) {
-		return bad("path is not valid UTF-8")
+		return "path is not valid UTF-8"
 	}
 	// ZooKeeper checks UTF-16 units: a character above U+FFFF is a
 	// surrogate pair, which it refuses like any other surrogate.
 	for _, r := range path {
 		if r <= 0x1f || (r >= 0x7f && r <= 0x9f) ||
 			(r >= 0xd800 && r <= 0xf8ff) || r >= 0xfff0 {
-			return bad(fmt.Sprintf("invalid character %U", r))
+			return fmt.Sprintf("invalid character %U", r)
 		}
 	}
-	return nil
+	return ""
 }
 
 // validateNamespace checks a namespace: empty, or a path without its leading
@@ -143,12 +151,39 @@ func parseConnectString(s string) (servers []string, chroot string, err error) {
 		}
 	}
 	for _, h := range strings.Split(hosts, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			servers = append(servers, h)
+		if h = strings.TrimSpace(h); h == "" {
+			continue
 		}
+		server, err := hostPort(h)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: connect string %q: %w", ErrInvalidArg, s, err)
+		}
+		servers = append(servers, server)
 	}
 	if len(servers) == 0 {
 		return nil, "", fmt.Errorf("%w: connect string %q has no server", ErrInvalidArg, s)
 	}
 	return servers, chroot, nil
+}
+
+// defaultPort is ZooKeeper's client port, which a server without one gets,
+// as in Java's connect string parser.
+const defaultPort = "2181"
+
+// hostPort returns a connect string's server as host:port: a missing port
+// ("host", "host:") is 2181; a port must be a number in 1..65535.
+func hostPort(h string) (string, error) {
+	host, port, err := net.SplitHostPort(h)
+	if err != nil {
+		if host, port, err = net.SplitHostPort(h + ":" + defaultPort); err != nil || strings.Contains(host, ":") && !strings.HasPrefix(h, "[") {
+			return "", fmt.Errorf("server %q is not host:port", h)
+		}
+	}
+	if port == "" {
+		port = defaultPort
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || host == "" {
+		return "", fmt.Errorf("server %q is not host:port with a port in 1..65535", h)
+	}
+	return net.JoinHostPort(host, port), nil
 }

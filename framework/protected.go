@@ -32,10 +32,37 @@ func ProtectedPath(path, id string) string {
 	return JoinPath(parent, ProtectedPrefix+id+"-"+name)
 }
 
-// IsProtected reports whether a node name carries a protected prefix.
+// IsProtected reports whether a node name carries a protected prefix:
+// _c_, a UUID in its canonical text form (hex digits of either case in
+// groups of 8-4-4-4-12), a dash, then at least one more character. Curator
+// asks the same, except that Java's UUID parser also takes spellings of a
+// UUID that no client writes (uneven groups, signs, non-ASCII digits).
 func IsProtected(name string) bool {
-	return len(name) > len(ProtectedPrefix)+37 && strings.HasPrefix(name, ProtectedPrefix) &&
-		name[len(ProtectedPrefix)+36] == '-'
+	const n = len(ProtectedPrefix)
+	return len(name) > n+37 && strings.HasPrefix(name, ProtectedPrefix) &&
+		isUUID(name[n:n+36]) && name[n+36] == '-'
+}
+
+// isUUID reports whether s is a UUID as Java's UUID.toString writes it,
+// in either case.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ProtectedID returns the id of a protected node name, "" if it has none.

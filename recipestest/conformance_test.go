@@ -49,6 +49,25 @@ func TestLockDriverFailsBrokenDrivers(t *testing.T) {
 	}
 }
 
+// hostDriver is a custom driver, driver's example: it names each node after
+// the host that made it, and keeps the standard decisions.
+type hostDriver struct {
+	driver.Standard
+	host string
+}
+
+func (d hostDriver) CreatesTheLock(ctx context.Context, client *framework.Client, path string, data []byte) (string, error) {
+	dir, lockName := framework.SplitPath(path)
+	return d.Standard.CreatesTheLock(ctx, client, framework.JoinPath(dir, d.host+"-"+lockName), data)
+}
+
+// A correct custom driver passes the suite, and contends with Curator's own
+// decisions on one lock.
+func TestCustomDriverConforms(t *testing.T) {
+	recipestest.TestLockDriver(t, server.ConnectString(), hostDriver{host: "web1"}, locks.MutexLockName)
+	recipestest.TestLockDriverWithStandard(t, server.ConnectString(), hostDriver{host: "web1"}, locks.MutexLockName)
+}
+
 // brokenDriverEnv names the broken driver the child process runs the suite on.
 const brokenDriverEnv = "RECIPESTEST_BROKEN_DRIVER"
 

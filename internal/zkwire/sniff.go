@@ -20,7 +20,9 @@ type ConnectResponse struct {
 }
 
 // ParseConnectResponse decodes a handshake answer's payload (the frame
-// without its length prefix).
+// without its length prefix). It reports false if the payload is too short
+// for its fields or for the password its length announces, as go-zookeeper
+// then refuses the answer too; a negative length is a null password.
 func ParseConnectResponse(b []byte) (ConnectResponse, bool) {
 	if len(b) < 20 {
 		return ConnectResponse{}, false
@@ -30,8 +32,12 @@ func ParseConnectResponse(b []byte) (ConnectResponse, bool) {
 		Timeout:         time.Duration(int32(binary.BigEndian.Uint32(b[4:8]))) * time.Millisecond,
 		SessionID:       int64(binary.BigEndian.Uint64(b[8:16])),
 	}
-	n := int(int32(binary.BigEndian.Uint32(b[16:20])))
-	if n > 0 && 20+n <= len(b) {
+	// Compared as int64: 20+n overflows a 32-bit int.
+	n := int64(int32(binary.BigEndian.Uint32(b[16:20])))
+	if n > int64(len(b)-20) {
+		return ConnectResponse{}, false
+	}
+	if n > 0 {
 		r.Passwd = append([]byte(nil), b[20:20+n]...)
 	}
 	return r, true
