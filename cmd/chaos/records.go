@@ -97,6 +97,7 @@ func sentinels() []sentinel {
 		{"ErrNotEmpty", framework.ErrNotEmpty},
 		{"ErrNoAuth", framework.ErrNoAuth},
 		{"ErrConnectionLoss", framework.ErrConnectionLoss},
+		{"ErrOutcomeUnknown", framework.ErrOutcomeUnknown},
 		{"ErrSessionExpired", framework.ErrSessionExpired},
 		{"ErrClosed", framework.ErrClosed},
 		{"ErrNotStarted", framework.ErrNotStarted},

@@ -489,10 +489,14 @@ func acquireOf(l locks.Locker) func(context.Context) error {
 	return func(ctx context.Context) error { _, err := l.Acquire(ctx); return err }
 }
 
-// nodesOf lists the ephemeral nodes of session under dir, at any depth.
+// nodesOf lists the ephemeral nodes of session under dir, at any depth. A
+// directory gone meanwhile (a container the server reaped) has none.
 func nodesOf(t *testing.T, c *framework.Client, dir string, session int64) []string {
 	t.Helper()
 	kids, _, err := c.Children(ctxT(t), dir)
+	if isNoNode(err) {
+		return nil
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
