@@ -25,18 +25,22 @@ type Mutex struct {
 }
 
 // NewMutex returns a mutex at path with Curator's standard driver.
-func NewMutex(client *framework.Client, path string) (*Mutex, error) {
-	return NewMutexWithDriver(client, path, driver.Standard{})
+func NewMutex(client *framework.Client, path string, opts ...Option) (*Mutex, error) {
+	return NewMutexWithDriver(client, path, driver.Standard{}, opts...)
 }
 
 // NewMutexWithDriver returns a mutex at path that makes its decisions
 // through drv.
-func NewMutexWithDriver(client *framework.Client, path string, drv driver.LockDriver) (*Mutex, error) {
-	return newMutex(client, path, MutexLockName, 1, drv)
+func NewMutexWithDriver(client *framework.Client, path string, drv driver.LockDriver, opts ...Option) (*Mutex, error) {
+	return newMutex(client, path, MutexLockName, 1, drv, opts)
 }
 
-func newMutex(client *framework.Client, path, lockName string, maxLeases int, drv driver.LockDriver) (*Mutex, error) {
-	li, err := NewLockInternals(client, path, lockName, maxLeases, drv, nil)
+func newMutex(client *framework.Client, path, lockName string, maxLeases int, drv driver.LockDriver, opts []Option) (*Mutex, error) {
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	li, err := NewLockInternals(client, path, lockName, maxLeases, drv, o.data)
 	if err != nil {
 		return nil, err
 	}

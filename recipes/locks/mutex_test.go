@@ -251,3 +251,35 @@ func TestTryAcquireBesideTheOwnersAcquire(t *testing.T) {
 type noHold struct{}
 
 func (noHold) Acquire(context.Context) (*locks.Hold, error) { return nil, nil }
+
+// WithNodeData puts the given data in the lock's nodes (Curator's
+// lockNodeBytes), for the mutex and both sides of the read-write lock; a
+// nil option is refused.
+func TestWithNodeData(t *testing.T) {
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	m, err := locks.NewMutex(c, "/m", locks.WithNodeData([]byte("web1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw, err := locks.NewReadWriteLock(c, "/rw", locks.WithNodeData([]byte("web2")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		l    locks.Locker
+		want string
+	}{{m, "web1"}, {rw.WriteLock(), "web2"}, {rw.ReadLock(), "web2"}} {
+		h, err := tc.l.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, _, err := c.Get(ctx, h.Path()); err != nil || string(data) != tc.want {
+			t.Fatalf("node %s holds %q (%v), want %q", h.Path(), data, err, tc.want)
+		}
+		h.Release(ctx)
+	}
+	if _, err := locks.NewMutex(c, "/m", nil); !errors.Is(err, locks.ErrInvalidArg) {
+		t.Fatalf("a nil option: %v, want ErrInvalidArg", err)
+	}
+}

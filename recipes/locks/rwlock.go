@@ -29,12 +29,12 @@ type ReadWriteLock struct {
 }
 
 // NewReadWriteLock returns a read-write lock at path.
-func NewReadWriteLock(client *framework.Client, path string) (*ReadWriteLock, error) {
-	write, err := newMutex(client, path, WriteLockName, 1, writeDriver{})
+func NewReadWriteLock(client *framework.Client, path string, opts ...Option) (*ReadWriteLock, error) {
+	write, err := newMutex(client, path, WriteLockName, 1, writeDriver{}, opts)
 	if err != nil {
 		return nil, err
 	}
-	read, err := newMutex(client, path, ReadLockName, math.MaxInt32, readDriver{write: write})
+	read, err := newMutex(client, path, ReadLockName, math.MaxInt32, readDriver{write: write}, opts)
 	if err != nil {
 		return nil, err
 	}
