@@ -40,6 +40,13 @@ func TestChrootConnectString(t *testing.T) {
 		t.Fatalf("%s/app/b: exists %v (%v): the namespace goes under the chroot", chroot, ok, err)
 	}
 
+	if err := c.Delete(ctx, "/", framework.WithChildren()); !errors.Is(err, framework.ErrInvalidPath) {
+		t.Fatalf("deleting the chroot: %v, want ErrInvalidPath (as Java's BadArguments)", err)
+	}
+	if _, err := c.Txn(ctx, framework.DeleteOp("/", -1)); !errors.Is(err, framework.ErrInvalidPath) {
+		t.Fatalf("deleting the chroot in a transaction: %v, want ErrInvalidPath", err)
+	}
+
 	missing := newClientAt(t, server.ConnectString()+chroot+"-missing")
 	if _, err := missing.Create(ctx, "/c", nil, framework.WithContainerParents()); !errors.Is(err, framework.ErrNoNode) {
 		t.Fatalf("create under a missing chroot: %v, want ErrNoNode", err)

@@ -158,7 +158,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		if o.protected && attempts > 0 && !errors.Is(err, ErrNodeExists) && !errors.Is(err, ErrNoNode) &&
 			!errors.Is(err, ErrNoAuth) && !errors.Is(err, ErrClosed) {
 			c.janitor.add("delete protected node of a failed create", full, func(ctx context.Context) error {
-				return c.deleteProtected(ctx, parent, id)
+				return c.deleteProtected(ctx, parent, id, o.mode)
 			})
 		}
 		return "", err

@@ -48,6 +48,9 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 		return opErr("delete", path, err)
 	}
 	full := c.cfg.namespace.toServer(path)
+	if full == c.cfg.chroot {
+		return opErr("delete", path, fmt.Errorf("%w: cannot delete the connect string's chroot", ErrInvalidPath))
+	}
 	err := c.retrying(ctx, "delete", path, func(ctx context.Context, conn *zk.Conn) error {
 		if o.recursive {
 			if err := c.deleteChildren(ctx, conn, full); err != nil {

@@ -133,13 +133,14 @@ func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id st
 	return "", nil
 }
 
-// deleteProtected finds the node a protected create with id made under
-// parent, if any, and deletes it.
-func (c *Client) deleteProtected(ctx context.Context, parent, id string) error {
+// deleteProtected finds the node a protected create with id and mode made
+// under parent, if any (an ephemeral one only if this session owns it), and
+// deletes it.
+func (c *Client) deleteProtected(ctx context.Context, parent, id string, mode CreateMode) error {
 	var found string
 	err := c.retrying(ctx, "delete", parent, func(ctx context.Context, conn *zk.Conn) error {
 		var err error
-		found, err = c.findProtected(ctx, conn, parent, id, Persistent)
+		found, err = c.findProtected(ctx, conn, parent, id, mode)
 		return err
 	})
 	if err != nil || found == "" {

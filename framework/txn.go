@@ -168,6 +168,9 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			}
 			t.reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: int32(op.mode)}
 		case opDelete:
+			if full == c.cfg.chroot {
+				return nil, opErr("txn", op.path, fmt.Errorf("%w: cannot delete the connect string's chroot", ErrInvalidPath))
+			}
 			t.reqs[i] = &zk.DeleteRequest{Path: full, Version: op.version}
 		case opSetData:
 			t.reqs[i] = &zk.SetDataRequest{Path: full, Data: op.data, Version: op.version}
@@ -190,12 +193,12 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	err := c.retrying(ctx, "txn", ops[0].path, func(ctx context.Context, conn *zk.Conn) error {
 		attempts++
 		if protected && attempts > 1 {
-			found, err := c.findCommitted(ctx, conn, ops, t.reqs, t.ids)
+			found, settled, err := t.findCommitted(ctx, conn)
 			if err != nil || found != nil {
 				res = found
 				return err
 			}
-			if t.findsAcrossSessions(conn) {
+			if settled {
 				t.unsettled = false // no attempt so far committed
 			}
 		}
@@ -244,18 +247,6 @@ func (t *txn) unknown(err error) error {
 	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 }
 
-// findsAcrossSessions reports whether a look for the protected nodes tells
-// the outcome: a persistent protected node outlives the session that made
-// it, and an ephemeral one is found only by its own session.
-func (t *txn) findsAcrossSessions(conn *zk.Conn) bool {
-	for i, id := range t.ids {
-		if id != "" && (!t.ops[i].mode.IsEphemeral() || conn.SessionID() == t.sentSession) {
-			return true
-		}
-	}
-	return false
-}
-
 // mayHaveCommitted reports whether a transaction that failed with err may
 // have committed all the same: the server did not reject it.
 func mayHaveCommitted(err error) bool {
@@ -272,6 +263,7 @@ func (t *txn) multi(ctx context.Context, conn *zk.Conn) ([]zk.MultiResponse, err
 	for made := 0; ; made++ {
 		var res []zk.MultiResponse
 		var sent atomic.Bool
+		session := conn.SessionID() // the request goes out on this session, if at all
 		err := c.callCancellable(ctx, func() error {
 			sent.Store(true)
 			var err error
@@ -283,7 +275,7 @@ func (t *txn) multi(ctx context.Context, conn *zk.Conn) ([]zk.MultiResponse, err
 			}
 		})
 		if sent.Load() && (ctx.Err() != nil || retry.IsRetryable(err)) && !t.unsettled {
-			t.unsettled, t.sentSession = true, conn.SessionID()
+			t.unsettled, t.sentSession = true, session
 		}
 		if err != nil && ctx.Err() != nil {
 			return nil, err // res may still be written by an abandoned call
@@ -320,26 +312,57 @@ func committed(res []zk.MultiResponse, n int) bool {
 	return true
 }
 
-// findCommitted looks for the protected nodes of ops after a lost reply. If
-// the first is there, the transaction committed (it is atomic) and
-// findCommitted returns results with every created path; otherwise nil.
-func (c *Client) findCommitted(ctx context.Context, conn *zk.Conn, ops []Op, reqs []any, ids []string) ([]zk.MultiResponse, error) {
-	res := make([]zk.MultiResponse, len(ops))
-	for i, id := range ids {
+// findCommitted looks for the protected nodes of the transaction after a
+// lost reply. The transaction is atomic, so one node decides: a persistent
+// protected node, which outlives its session, or an ephemeral one while the
+// session that may have made it lives (findProtected finds only this
+// session's). If that node is there, the transaction committed, and
+// findCommitted returns results with every created path it can find (an
+// ephemeral node gone with an earlier session has none). If it is not,
+// settled says that no attempt committed. With no node that can decide,
+// every protected node must be there to call it committed, and a miss
+// settles nothing.
+func (t *txn) findCommitted(ctx context.Context, conn *zk.Conn) (res []zk.MultiResponse, settled bool, err error) {
+	probe := -1
+	for i, id := range t.ids {
 		if id == "" {
-			if ops[i].kind == opCreate {
-				res[i].String = reqs[i].(*zk.CreateRequest).Path // not sequential (Txn checks): the name is known
-			}
 			continue
 		}
-		parent, _ := SplitPath(reqs[i].(*zk.CreateRequest).Path)
-		found, err := c.findProtected(ctx, conn, parent, id, ops[i].mode)
-		if err != nil || found == "" {
-			return nil, err
+		if !t.ops[i].mode.IsEphemeral() {
+			probe = i
+			break
 		}
-		res[i].String = found
+		if probe < 0 && conn.SessionID() == t.sentSession {
+			probe = i
+		}
 	}
-	return res, nil
+	find := func(i int) (string, error) {
+		parent, _ := SplitPath(t.reqs[i].(*zk.CreateRequest).Path)
+		return t.c.findProtected(ctx, conn, parent, t.ids[i], t.ops[i].mode)
+	}
+	if probe >= 0 {
+		found, err := find(probe)
+		if err != nil || found == "" {
+			return nil, err == nil, err
+		}
+	}
+	res = make([]zk.MultiResponse, len(t.ops))
+	for i, id := range t.ids {
+		switch {
+		case id == "" && t.ops[i].kind == opCreate:
+			res[i].String = t.reqs[i].(*zk.CreateRequest).Path // not sequential (Txn checks): the name is known
+		case id != "":
+			found, err := find(i)
+			if err != nil {
+				return nil, false, err
+			}
+			if found == "" && probe < 0 {
+				return nil, false, nil
+			}
+			res[i].String = found
+		}
+	}
+	return res, false, nil
 }
 
 // failedOp finds the operation of a failed transaction that failed: the

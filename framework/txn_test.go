@@ -150,3 +150,88 @@ func TestAbandonedTxnIsUndone(t *testing.T) {
 		return err == nil && len(kids) == 0 && stat.Cversion == before.Cversion+2, fmt.Sprint(kids, stat, err, " (cversion was ", before.Cversion, ")")
 	})
 }
+
+// An abandoned fenced transaction that committed has its ephemeral nodes
+// undone even once the fence is gone: they are the session's own, and a
+// recipe often ends the fence itself before the answer comes (a semaphore
+// releases the lock its lease transaction checked). Persistent nodes stay
+// (TestNoUndoOfAFencedWriteOnceTheFenceFails in recipes/locks).
+func TestAbandonedFencedTxnUndoesItsEphemeralNodes(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
+	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	for _, p := range []string{"/fence", "/q"} {
+		if _, err := c.Create(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := proxy.HoldReply(zkharness.OpMulti)
+	short, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Txn(short, framework.CheckOp("/fence", -1), framework.CreateOp("/q/e-", nil, framework.EphemeralSequential, framework.WithProtection()))
+		done <- err
+	}()
+	<-held.Arrived() // committed
+	proxy.Blackhole(true)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || !errors.Is(err, framework.ErrOutcomeUnknown) {
+		t.Fatalf("abandoned transaction: %v", err)
+	}
+	if err := observer.Delete(ctx, "/fence"); err != nil { // the caller's own clean-up ends the fence
+		t.Fatal(err)
+	}
+	held.Deliver()
+	proxy.Blackhole(false)
+	waitNoChildren(t, observer, "/q")
+}
+
+// A transaction with an ephemeral protected create and a persistent one,
+// whose reply is lost with its session: the retry finds the persistent
+// node, which outlives the session, and reports the commit instead of
+// making the nodes again.
+func TestTxnRetryFindsItsPersistentNodeAcrossSessions(t *testing.T) {
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	killer := zkharness.NewSessionKiller()
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(killer.Dialer(nil)))
+	observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	for _, p := range []string{"/e", "/p"} {
+		if _, err := c.Create(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := proxy.HoldReply(zkharness.OpMulti)
+	type result struct {
+		res []framework.OpResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := c.Txn(ctx,
+			framework.CreateOp("/e/n-", nil, framework.EphemeralSequential, framework.WithProtection()),
+			framework.CreateOp("/p/n-", nil, framework.PersistentSequential, framework.WithProtection()))
+		done <- result{res, err}
+	}()
+	<-held.Arrived() // committed
+	proxy.Blackhole(true)
+	if err := killer.KillAt(ctx, server.Addr()); err != nil { // the ephemeral node goes with the session
+		t.Fatal(err)
+	}
+	held.Drop()
+	proxy.Blackhole(false)
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("a committed transaction retried on a new session: %v", r.err)
+	}
+	kids, _, err := observer.Children(ctx, "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kids) != 1 || r.res[1].Path != "/p/"+kids[0] {
+		t.Fatalf("persistent nodes %v, result %q: want the one node, found again", kids, r.res[1].Path)
+	}
+}

@@ -21,23 +21,29 @@ type undoTarget struct {
 }
 
 // undo deletes the nodes an abandoned transaction created under names its
-// caller never learnt (sequential and protected ones), under the
-// transaction's fence. It runs where the call's answer arrives, and hands
-// what it cannot finish at once to the janitor.
+// caller never learnt (sequential and protected ones). It runs where the
+// call's answer arrives, and hands what it cannot finish at once to the
+// janitor.
+//
+// Persistent nodes are deleted under the transaction's fence: written while
+// it held, they stay once it no longer holds. Ephemeral nodes are deleted
+// without it: they are the session's own (a unique name), they die with it
+// anyway, and deleting one gives back what it took (a lease, a place in a
+// queue), which the caller's own clean-up may have ended the fence to do:
+// a recipe's transaction is often fenced on a node the recipe deletes next.
 func (t *txn) undo(res []zk.MultiResponse) {
 	var targets []undoTarget
 	for i, op := range t.ops {
-		if op.kind == opCreate && (op.mode.IsSequential() || op.create.protected) {
-			targets = append(targets, undoTarget{res[i].String, undoVersion(op.mode, true)})
+		if op.kind != opCreate || !op.mode.IsSequential() && !op.create.protected {
+			continue
 		}
+		if op.mode.IsEphemeral() || len(t.fence) == 0 {
+			t.c.undoCreate(res[i].String, undoVersion(op.mode, true))
+			continue
+		}
+		targets = append(targets, undoTarget{res[i].String, undoVersion(op.mode, true)})
 	}
 	if len(targets) == 0 {
-		return
-	}
-	if len(t.fence) == 0 {
-		for _, target := range targets {
-			t.c.undoCreate(target.path, target.version)
-		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), undoGrace)
@@ -50,17 +56,17 @@ func (t *txn) undo(res []zk.MultiResponse) {
 }
 
 // cleanUpProtected has the janitor find and delete the protected nodes of a
-// transaction that failed without telling whether it committed, under its
-// fence.
+// transaction that failed without telling whether it committed: persistent
+// ones under its fence, ephemeral ones of the session without it (see undo).
 func (t *txn) cleanUpProtected() {
 	for i, id := range t.ids {
 		if id == "" {
 			continue
 		}
 		parent, _ := SplitPath(t.reqs[i].(*zk.CreateRequest).Path)
-		if len(t.fence) == 0 {
+		if mode := t.ops[i].mode; mode.IsEphemeral() || len(t.fence) == 0 {
 			t.c.janitor.add("delete protected node of a failed transaction", parent, func(ctx context.Context) error {
-				return t.c.deleteProtected(ctx, parent, id)
+				return t.c.deleteProtected(ctx, parent, id, mode)
 			})
 			continue
 		}
@@ -100,9 +106,12 @@ func (t *txn) deleteFenced(ctx context.Context, targets []undoTarget) error {
 				return err
 			}, nil)
 		})
+		if err != nil && ctx.Err() != nil {
+			return err // for the janitor; res may still be written by an abandoned call
+		}
 		i, failure := failedOp(res)
 		switch {
-		case i < 0 && err != nil && (retry.IsRetryable(err) || ctx.Err() != nil):
+		case i < 0 && err != nil && retry.IsRetryable(err):
 			return err // for the janitor
 		case i < 0 && err != nil:
 			c.log.Error("undo of an abandoned transaction failed", "path", targets[0].path, "err", err)

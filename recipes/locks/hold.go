@@ -181,7 +181,10 @@ func (h *Hold) Release(ctx context.Context) error {
 	// The delete runs while the connection is sound: it ends at the first
 	// error state (the hold may then have ended unseen), and is not tried
 	// while the connection is down. The guaranteed delete does the rest.
-	mark := h.client.ErrorEpoch()
+	mark := h.mark // not lost: no error state since the hold's own mark, and one from now on counts
+	if lost != nil {
+		mark = h.client.ErrorEpoch()
+	}
 	rctx, cancel := h.client.ErrorContext(ctx, mark)
 	if !h.client.State().IsConnected() {
 		cancel()

@@ -36,7 +36,10 @@ func (h *MultiHold) Lost() <-chan struct{} {
 	}
 	h.lost = make(chan struct{})
 	if h.released {
-		return h.lost // never closed: a released hold is not lost
+		if h.Err() != nil { // the release found a hold lost
+			close(h.lost)
+		}
+		return h.lost
 	}
 	h.stop = make(chan struct{})
 	for _, held := range h.holds {
@@ -54,8 +57,8 @@ func (h *MultiHold) Lost() <-chan struct{} {
 	return h.lost
 }
 
-// Err returns nil while every hold is held or after Release, and the
-// losses (each wrapping ErrLockLost) of the holds that were lost.
+// Err returns nil while every hold is held, and the losses (each wrapping
+// ErrLockLost) of the holds that were lost, before Release or found by it.
 func (h *MultiHold) Err() error {
 	var errs []error
 	for _, held := range h.holds {

@@ -76,8 +76,12 @@ func (v *Value) Start(ctx context.Context) error {
 	v.update(stat, data)
 	wctx, cancel := context.WithCancel(context.Background())
 	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed { // Close came while Start was reading: start nothing
+		cancel()
+		return fmt.Errorf("%w: shared value %s closed while starting", ErrNotStarted, v.path)
+	}
 	v.stop, v.done = cancel, make(chan struct{})
-	v.mu.Unlock()
 	go v.watch(wctx, w)
 	return nil
 }
@@ -171,8 +175,8 @@ func (v *Value) update(stat *framework.Stat, value []byte) {
 		return
 	}
 	v.cur, v.mzxid = Versioned[[]byte]{stat.Version, bytes.Clone(value)}, stat.Mzxid
+	v.listeners.Post(bytes.Clone(value)) // under v.mu, so that listeners hear values in the order they were taken; Post never blocks
 	v.mu.Unlock()
-	v.listeners.Post(bytes.Clone(value))
 }
 
 // read reads the node again.
