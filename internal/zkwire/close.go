@@ -89,17 +89,11 @@ func writeFrame(w io.Writer, payload []byte) error {
 	return err
 }
 
-// readFrame reads a length-prefixed frame and returns its payload.
+// readFrame reads one frame and returns its payload (see ReadFrame).
 func readFrame(r io.Reader) ([]byte, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
+	frame, err := ReadFrame(r)
+	if err != nil {
 		return nil, err
 	}
-	n := binary.BigEndian.Uint32(size[:])
-	if n > 1<<20 {
-		return nil, fmt.Errorf("zkwire: frame of %d bytes", n)
-	}
-	b := make([]byte, n)
-	_, err := io.ReadFull(r, b)
-	return b, err
+	return frame[4:], nil
 }

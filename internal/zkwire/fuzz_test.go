@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"io"
 	"net"
 	"slices"
@@ -158,44 +157,6 @@ func FuzzSniffConn(f *testing.F) {
 		}
 		if len(got) != len(want) || (len(got) == 1 && !equalResponse(got[0], want[0])) {
 			t.Fatalf("onConnect got %+v, want %+v", got, want)
-		}
-	})
-}
-
-// FuzzReadFrame: readFrame returns the payload of a complete frame of at
-// most 1 MiB, refuses a longer one before reading it, and fails on a
-// truncated one, without panicking.
-func FuzzReadFrame(f *testing.F) {
-	f.Add(prefixed([]byte("payload")))
-	f.Add(prefixed(nil))
-	f.Add(prefixed([]byte("payload"))[:6])
-	f.Add([]byte{0, 0})
-	f.Add([]byte{0, 0x10, 0, 0})    // 1 MiB, not there
-	f.Add([]byte{0, 0x10, 0, 1, 0}) // just over 1 MiB
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r := bytes.NewReader(data)
-		got, err := readFrame(r)
-		if len(data) < 4 {
-			if err == nil {
-				t.Fatalf("readFrame(%x) = %x, want an error", data, got)
-			}
-			return
-		}
-		size := int64(binary.BigEndian.Uint32(data))
-		switch {
-		case size > 1<<20:
-			if err == nil || r.Len() != len(data)-4 {
-				t.Fatalf("frame of %d bytes: %v, read %d bytes; want an error before the payload", size, err, len(data)-r.Len())
-			}
-		case int64(len(data)) < 4+size:
-			if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-				t.Fatalf("truncated frame of %d bytes: %v", size, err)
-			}
-		default:
-			if err != nil || !bytes.Equal(got, data[4:4+size]) {
-				t.Fatalf("readFrame(%x) = %x, %v; want %x", data, got, err, data[4:4+size])
-			}
 		}
 	})
 }
