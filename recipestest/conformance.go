@@ -3,6 +3,7 @@ package recipestest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -33,7 +34,17 @@ import (
 //     create is in flight, leaves no node, and nor does a try that finds the
 //     lock held;
 //   - node missing: GetsTheLock reports a listing without our node as
-//     driver.ErrNodeMissing.
+//     driver.ErrNodeMissing;
+//   - order (first, in seconds): nodes made one after another sort in that
+//     order, the first maxLeases hold, and each other watches the node
+//     maxLeases places ahead;
+//   - node shape: nodes are protected, ephemeral, and in a container
+//     directory, which the server removes once the lock is empty (within 10 s:
+//     zkharness's servers reap containers every 100 ms, ZooKeeper's default
+//     every 60 s).
+//
+// A failing check names the fault. The checks that contend give up after a
+// minute, saying what they waited for.
 //
 // lockName is the name the engine gives the driver (e.g. "lock-"). Each
 // check uses its own clients and a fresh namespace. A driver whose nodes
@@ -44,6 +55,10 @@ func TestLockDriver(t *testing.T, connect string, drv driver.LockDriver, lockNam
 	if drv == nil {
 		t.Fatal("recipestest: TestLockDriver needs a driver, got nil")
 	}
+	if !t.Run("order", func(t *testing.T) { checkOrder(t, connect, drv, lockName) }) {
+		return // the contending checks would only deadlock
+	}
+	t.Run("node-shape", func(t *testing.T) { checkNodeShape(t, connect, drv, lockName) })
 	for _, max := range []int{1, 2} {
 		t.Run("exclusion-"+strconv.Itoa(max), func(t *testing.T) {
 			checkExclusion(t, connect, []driver.LockDriver{drv}, lockName, max)
@@ -89,7 +104,7 @@ func engine(t *testing.T, c *framework.Client, drv driver.LockDriver, lockName s
 func checkExclusion(t *testing.T, connect string, drivers []driver.LockDriver, lockName string, max int) {
 	const workers, cycles = 4, 10
 	ns := Namespace(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var inside, most atomic.Int32
 	var wg sync.WaitGroup
@@ -105,6 +120,9 @@ func checkExclusion(t *testing.T, connect string, drivers []driver.LockDriver, l
 			for range cycles {
 				path, err := li.Acquire(ctx, false)
 				if err != nil {
+					if ctx.Err() != nil {
+						err = fmt.Errorf("%d workers taking the lock %d times each did not finish in a minute: a waiter watches a node that never goes, or none (GetsTheLock's Watch): %w", workers, cycles, err)
+					}
 					errs <- err
 					return
 				}

@@ -24,9 +24,11 @@ func TestLockDriverFailsBrokenDrivers(t *testing.T) {
 	for _, tt := range []struct {
 		driver, check, says string
 	}{
-		{"one-lease", "leases", "want the lock"},
-		{"watches-predecessor", "leases", "did it watch the node maxLeases places ahead?"},
+		{"one-lease", "order", "with maxLeases 2: held false, want true"},
+		{"watches-predecessor", "order", "want the node maxLeases places ahead"},
 		{"persistent", "session-bound", "a dead holder would keep the lock"},
+		{"wrong-sort", "order", "it must sort on the sequence"},
+		{"unprotected-persistent-parents", "node-shape", "is not protected"},
 		{"nil", "", "needs a driver, got nil"},
 	} {
 		t.Run(tt.driver, func(t *testing.T) {
@@ -75,10 +77,12 @@ const brokenDriverEnv = "RECIPESTEST_BROKEN_DRIVER"
 // TestLockDriverFailsBrokenDrivers; it is skipped in any other run.
 func TestLockDriverOnBrokenDriver(t *testing.T) {
 	drivers := map[string]driver.LockDriver{
-		"one-lease":           oneLeaseDriver{},
-		"watches-predecessor": predecessorDriver{},
-		"persistent":          persistentDriver{},
-		"nil":                 nil,
+		"one-lease":                      oneLeaseDriver{},
+		"watches-predecessor":            predecessorDriver{},
+		"persistent":                     persistentDriver{},
+		"wrong-sort":                     wrongSortDriver{},
+		"unprotected-persistent-parents": plainDriver{},
+		"nil":                            nil,
 	}
 	name := os.Getenv(brokenDriverEnv)
 	if name == "" {
@@ -113,4 +117,18 @@ type persistentDriver struct{ driver.Standard }
 func (persistentDriver) CreatesTheLock(ctx context.Context, c *framework.Client, path string, data []byte) (string, error) {
 	return c.Create(ctx, path, data, framework.WithMode(framework.PersistentSequential),
 		framework.WithProtection(), framework.WithContainerParents())
+}
+
+// wrongSortDriver sorts on the whole name, uuid first: the order of the
+// protected prefixes, not of the sequence.
+type wrongSortDriver struct{ driver.Standard }
+
+func (wrongSortDriver) FixForSorting(name, _ string) string { return name }
+
+// plainDriver makes unprotected nodes under persistent parents: a create
+// retried after a lost reply leaves a node behind, and the directory stays.
+type plainDriver struct{ driver.Standard }
+
+func (plainDriver) CreatesTheLock(ctx context.Context, c *framework.Client, path string, data []byte) (string, error) {
+	return c.Create(ctx, path, data, framework.WithMode(framework.EphemeralSequential), framework.WithParents())
 }
