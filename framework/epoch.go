@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/gocurator/curator/listener"
 )
@@ -31,4 +32,19 @@ func (c *Client) ErrorStateSince(epoch uint64) (listener.ConnectionState, bool) 
 // it.
 func (c *Client) ErrorContext(parent context.Context, epoch uint64) (context.Context, context.CancelFunc) {
 	return c.sm.errorContext(parent, epoch)
+}
+
+// InjectSessionExpiration ends the client's current session on the server,
+// as Curator's ZooKeeper.injectSessionExpiration does, for tests of a
+// client already running: the session is closed over a connection of the
+// client's own (with the password its handshake gave), the server deletes
+// its ephemeral nodes, and the client finds the session expired, reports
+// Lost, and goes on with a new one (Reconnected). It returns once the
+// server has closed the session.
+func (c *Client) InjectSessionExpiration(ctx context.Context) error {
+	hs := c.transport.Session()
+	if hs.ID == 0 || c.isClosed() {
+		return fmt.Errorf("%w: no session to expire", ErrNotStarted)
+	}
+	return c.transport.CloseSession(ctx, hs)
 }

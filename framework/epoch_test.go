@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
@@ -124,5 +125,34 @@ func TestErrorContext(t *testing.T) {
 	<-closing.Done()
 	if cause := context.Cause(closing); !errors.Is(cause, framework.ErrClosed) {
 		t.Fatalf("cause at Close %v, want ErrClosed", cause)
+	}
+}
+
+// InjectSessionExpiration ends a running client's session: its ephemeral
+// node goes, the client reports Lost, then Reconnected on a new session.
+func TestInjectSessionExpiration(t *testing.T) {
+	c, log := startClient(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)))
+	ctx := ctxT(t)
+	p, err := c.Create(ctx, "/eph", nil, framework.WithMode(framework.Ephemeral))
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := c.SessionID()
+	if err := c.InjectSessionExpiration(ctx); err != nil {
+		t.Fatal(err)
+	}
+	log.waitLast(t, R)
+	if got := log.snapshot(); !slices.Contains(got, L) {
+		t.Fatalf("states %v, want Lost before Reconnected", got)
+	}
+	if c.SessionID() == session {
+		t.Fatal("the session did not change")
+	}
+	if ok, _, err := c.Exists(ctx, p); ok || err != nil {
+		t.Fatalf("the ephemeral node after the expiry: exists %v (%v)", ok, err)
+	}
+	unstarted, _ := framework.New(server.ConnectString())
+	if err := unstarted.InjectSessionExpiration(ctx); !errors.Is(err, framework.ErrNotStarted) {
+		t.Fatalf("an unstarted client: %v, want ErrNotStarted", err)
 	}
 }

@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/gocurator/curator/framework"
@@ -11,7 +12,7 @@ import (
 )
 
 func ExampleClient() {
-	client, err := framework.New(server.ConnectString(), // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
 		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(100*time.Millisecond, 3)),
 		framework.WithNamespace("example-client"))
 	if err != nil {

@@ -56,8 +56,14 @@ func StartProxy(tb testing.TB, target string) *zkharness.Proxy {
 	return p
 }
 
+// ConnectEnv is the environment variable RunWithServer sets to its server's
+// address.
+const ConnectEnv = "ZOOKEEPER_CONNECT"
+
 // RunWithServer is a TestMain for packages that share one server: it starts
-// the server, stores it in *srv, runs the tests, closes the server and
+// the server, stores it in *srv, sets $ZOOKEEPER_CONNECT to its address (so
+// that runnable examples connect as a user's code would, with
+// os.Getenv("ZOOKEEPER_CONNECT")), runs the tests, closes the server and
 // checks for leaked goroutines. It calls os.Exit.
 func RunWithServer(m *testing.M, srv **zkharness.Server, opts ...zkharness.Option) {
 	s, err := zkharness.NewServer(opts...)
@@ -66,5 +72,6 @@ func RunWithServer(m *testing.M, srv **zkharness.Server, opts ...zkharness.Optio
 		os.Exit(1)
 	}
 	*srv = s
+	os.Setenv(ConnectEnv, s.ConnectString())
 	VerifyTestMain(m, func() { s.Close() })
 }

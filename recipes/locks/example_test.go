@@ -4,27 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 )
 
-// exampleClient connects to the test server (TestMain starts it); in your
-// code, the connect string is your ensemble's.
-func exampleClient(namespace string, opts ...framework.Option) *framework.Client {
-	client, err := framework.New(server.ConnectString(), append([]framework.Option{framework.WithNamespace(namespace)}, opts...)...)
+func ExampleMutex() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-mutex")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
 	if err != nil {
 		panic(err)
 	}
 	if err := client.Start(); err != nil {
 		panic(err)
 	}
-	return client
-}
-
-func ExampleMutex() {
-	client := exampleClient("example-mutex")
 	defer client.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // the acquire timeout
 	defer cancel()
@@ -51,7 +45,13 @@ func ExampleMutex() {
 }
 
 func ExampleMutex_reentrant() {
-	client := exampleClient("example-reentrant")
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-reentrant")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
 	defer client.Close()
 	ctx := locks.WithOwner(context.Background(), locks.NewOwner()) // a Java thread's identity
 
@@ -68,7 +68,13 @@ func ExampleMutex_reentrant() {
 }
 
 func ExampleSemaphore() {
-	client := exampleClient("example-semaphore")
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-semaphore")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
 	defer client.Close()
 	ctx := context.Background()
 
@@ -84,7 +90,13 @@ func ExampleSemaphore() {
 }
 
 func ExampleReadWriteLock() {
-	client := exampleClient("example-rw")
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-rw")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
 	defer client.Close()
 	ctx := locks.WithOwner(context.Background(), locks.NewOwner())
 
@@ -92,14 +104,20 @@ func ExampleReadWriteLock() {
 	w, _ := rw.WriteLock().Acquire(ctx)
 	r, _ := rw.ReadLock().Acquire(ctx) // downgrade: the writer may read
 	w.Release(ctx)                     // ... and keeps reading, ahead of queued writers
-	_, err := rw.WriteLock().Acquire(ctx)
+	_, err = rw.WriteLock().Acquire(ctx)
 	fmt.Println(err) // upgrading back is refused
 	r.Release(ctx)
 	// Output: locks: cannot upgrade a read lock to a write lock
 }
 
 func ExampleMultiLock() {
-	client := exampleClient("example-multi")
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-multi")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
 	defer client.Close()
 	ctx := context.Background()
 
@@ -114,7 +132,13 @@ func ExampleMultiLock() {
 }
 
 func ExampleSemaphoreMutex() {
-	client := exampleClient("example-smutex")
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-smutex")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
 	defer client.Close()
 	ctx := context.Background()
 
@@ -128,7 +152,13 @@ func ExampleSemaphoreMutex() {
 }
 
 func ExampleHold_Fence() {
-	client := exampleClient("example-fence")
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-fence")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
 	defer client.Close()
 	ctx := context.Background()
 	client.Create(ctx, "/resource", []byte("v0"))
@@ -136,7 +166,7 @@ func ExampleHold_Fence() {
 	m, _ := locks.NewMutex(client, "/locks/resource")
 	h, _ := m.Acquire(ctx)
 	// The write commits only while the hold is current.
-	_, err := client.Txn(ctx, h.Fence(), framework.SetDataOp("/resource", []byte("v1"), -1))
+	_, err = client.Txn(ctx, h.Fence(), framework.SetDataOp("/resource", []byte("v1"), -1))
 	fmt.Println(err)
 	h.Release(ctx)
 	// Output: <nil>
@@ -164,7 +194,13 @@ func (creatorACL) ACLForPath(string) []framework.ACL { return nil }
 // lock's parent ("/locks" here) once, as a persistent node, so that no
 // other identity can make the lock's directory its own while it is gone.
 func ExampleMutex_digestACL() {
-	client := exampleClient("example-acl", framework.WithDigestAuth("jobs", "s3cret"), framework.WithACLProvider(creatorACL{}))
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-acl"), framework.WithDigestAuth("jobs", "s3cret"), framework.WithACLProvider(creatorACL{})) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
 	defer client.Close()
 	ctx := context.Background()
 	if _, err := client.Create(ctx, "/locks", []byte{}); err != nil && !errors.Is(err, framework.ErrNodeExists) {
@@ -178,7 +214,13 @@ func ExampleMutex_digestACL() {
 	}
 	defer h.Release(ctx)
 
-	anonymous := exampleClient("example-acl")
+	anonymous, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-acl")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := anonymous.Start(); err != nil {
+		panic(err)
+	}
 	defer anonymous.Close()
 	other, _ := locks.NewMutex(anonymous, "/locks/nightly")
 	_, err = other.Acquire(ctx)

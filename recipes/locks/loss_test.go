@@ -438,12 +438,12 @@ func TestClientCloseEndsAWaitingAcquire(t *testing.T) {
 		"read lock": func(other, c *framework.Client) lockers {
 			a, _ := locks.NewReadWriteLock(other, "/lock")
 			b, _ := locks.NewReadWriteLock(c, "/lock")
-			return lockers{a.WriteLock(), acquireOf(b.ReadLock()), a.ReadLock()}
+			return lockers{a.WriteLock(), acquireOf(b.ReadLock()), a}
 		},
 		"write lock": func(other, c *framework.Client) lockers {
 			a, _ := locks.NewReadWriteLock(other, "/lock")
 			b, _ := locks.NewReadWriteLock(c, "/lock")
-			return lockers{a.ReadLock(), acquireOf(b.WriteLock()), a.WriteLock()}
+			return lockers{a.ReadLock(), acquireOf(b.WriteLock()), a}
 		},
 		"multi-lock": func(other, c *framework.Client) lockers {
 			a, _ := locks.NewMutex(other, "/lock")

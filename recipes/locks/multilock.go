@@ -34,6 +34,19 @@ func NewMultiLock(locks ...Locker) (*MultiLock, error) {
 	return &MultiLock{locks: append([]Locker(nil), locks...)}, nil
 }
 
+// IsAcquiredInThisProcess reports whether every lock of the multi-lock is
+// held in this process (Curator's choice for InterProcessMultiLock); a lock
+// that cannot tell (no IsAcquiredInThisProcess) counts as not held.
+func (m *MultiLock) IsAcquiredInThisProcess() bool {
+	for _, l := range m.locks {
+		a, ok := l.(interface{ IsAcquiredInThisProcess() bool })
+		if !ok || !a.IsAcquiredInThisProcess() {
+			return false
+		}
+	}
+	return true
+}
+
 // lockName names the multi-lock's lock i in errors: its index, and its
 // path if it has one.
 func lockName(i int, l Locker) string {

@@ -160,3 +160,30 @@ func TestMultiHoldLossAndFence(t *testing.T) {
 		t.Fatalf("second Release: %v, want ErrNotOwner", err)
 	}
 }
+
+// IsAcquiredInThisProcess exists on every lock a port reaches for: a
+// SemaphoreMutex says whether its hold is current, a MultiLock whether all
+// of its locks are held.
+func TestIsAcquiredInThisProcess(t *testing.T) {
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	sm, _ := locks.NewSemaphoreMutex(c, "/sm")
+	m, _ := locks.NewMutex(c, "/m")
+	multi, _ := locks.NewMultiLock(m, sm)
+	if sm.IsAcquiredInThisProcess() || multi.IsAcquiredInThisProcess() {
+		t.Fatal("held before any acquire")
+	}
+	mh, err := multi.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sm.IsAcquiredInThisProcess() || !m.IsAcquiredInThisProcess() || !multi.IsAcquiredInThisProcess() {
+		t.Fatal("not held after the multi-lock's acquire")
+	}
+	if err := mh.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sm.IsAcquiredInThisProcess() || multi.IsAcquiredInThisProcess() {
+		t.Fatal("held after the release")
+	}
+}

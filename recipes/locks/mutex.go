@@ -2,6 +2,8 @@ package locks
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gocurator/curator/driver"
@@ -22,6 +24,7 @@ type Mutex struct {
 	acquiring map[*Owner]chan struct{} // an owner's acquire in progress
 	revoke    func()
 	guard     func(*Owner) error // refuses an acquire before it starts; may be nil
+	only      string             // Participants lists only nodes with this in their name ("": all)
 }
 
 // NewMutex returns a mutex at path with Curator's standard driver.
@@ -177,7 +180,11 @@ func (m *Mutex) IsOwnedBy(o *Owner) bool {
 // Participants returns the full paths of every participant's node, holder
 // first, in queue order (Curator's getParticipantNodes).
 func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
-	return m.li.Participants(ctx)
+	nodes, err := m.li.Participants(ctx)
+	if err != nil || m.only == "" {
+		return nodes, err
+	}
+	return slices.DeleteFunc(nodes, func(p string) bool { return !strings.Contains(p, m.only) }), nil
 }
 
 // MakeRevocable calls fn when another process asks a holder of this mutex to

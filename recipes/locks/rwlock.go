@@ -38,6 +38,9 @@ func NewReadWriteLock(client *framework.Client, path string, opts ...Option) (*R
 	if err != nil {
 		return nil, err
 	}
+	// Each side lists only its own nodes, as Curator's
+	// InternalInterProcessMutex does; Participants lists both.
+	read.only, write.only = ReadLockName, WriteLockName
 	write.guard = func(o *Owner) error {
 		// A read hold lost but not released counts: its node may still
 		// be there, ahead of the write node.
@@ -65,6 +68,13 @@ func (rw *ReadWriteLock) Downgrade(ctx context.Context, w *Hold) (*Hold, error) 
 		return nil, fmt.Errorf("%w: not a write hold of %s", ErrNotOwner, rw.write.Path())
 	}
 	return rw.read.Acquire(WithOwner(ctx, o))
+}
+
+// Participants returns the full paths of every node of the lock, readers'
+// and writers', in queue order. ReadLock().Participants lists only the
+// readers', and WriteLock().Participants only the writers', as Curator's.
+func (rw *ReadWriteLock) Participants(ctx context.Context) ([]string, error) {
+	return rw.write.li.Participants(ctx)
 }
 
 // ReadLock returns the lock readers share.

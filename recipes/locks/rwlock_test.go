@@ -48,7 +48,7 @@ func TestReadWriteLockDowngrade(t *testing.T) {
 	default:
 	}
 	// The queued writer is still there, waiting on the read node.
-	nodes, _ := rw.WriteLock().Participants(ctx)
+	nodes, _ := rw.Participants(ctx)
 	if len(nodes) != 2 || !strings.Contains(nodes[0], "__READ__") {
 		t.Fatalf("queue after downgrade: %v", nodes)
 	}
@@ -111,7 +111,7 @@ func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 		t.Fatalf("upgrade: %v, want ErrUpgrade", err)
 	}
 	r.Release(ctx)
-	if p, _ := rw.ReadLock().Participants(ctx); len(p) != 0 {
+	if p, _ := rw.Participants(ctx); len(p) != 0 {
 		t.Fatalf("nodes left: %v", p)
 	}
 }
@@ -146,7 +146,7 @@ func TestReadWriteLockRefusesUpgradeFromALostReadHold(t *testing.T) {
 		t.Fatalf("write lock for the owner of a lost, unreleased read hold: %v, want ErrUpgrade", err)
 	}
 	r.Release(ctx)
-	if p, _ := rw.ReadLock().Participants(ctx); len(p) != 0 {
+	if p, _ := rw.Participants(ctx); len(p) != 0 {
 		t.Fatalf("nodes left: %v", p)
 	}
 }
@@ -162,11 +162,17 @@ func TestReadersWaitOnTheWriterAhead(t *testing.T) {
 	r1, _ := a.ReadLock().Acquire(ctx)
 	wgot := make(chan *locks.Hold, 1)
 	go func() { h, _ := b.WriteLock().Acquire(ctx); wgot <- h }()
-	waitParticipants(t, a.ReadLock(), 2)
+	waitParticipants(t, a, 2)
 	rctx, cancel := context.WithCancel(ctx)
 	rgot := make(chan error, 1)
 	go func() { _, err := c.ReadLock().Acquire(rctx); rgot <- err }()
-	waitParticipants(t, a.ReadLock(), 3)
+	waitParticipants(t, a, 3)
+	if r, _ := a.ReadLock().Participants(ctx); len(r) != 2 || !strings.Contains(r[0], locks.ReadLockName) {
+		t.Fatalf("ReadLock().Participants: %v, want the two readers only, as Curator lists them", r)
+	}
+	if w, _ := a.WriteLock().Participants(ctx); len(w) != 1 || !strings.Contains(w[0], locks.WriteLockName) {
+		t.Fatalf("WriteLock().Participants: %v, want the writer only", w)
+	}
 	cancel() // the late reader waited behind the writer
 	if err := <-rgot; !errors.Is(err, context.Canceled) {
 		t.Fatalf("reader behind a writer: %v, want it to wait", err)

@@ -145,19 +145,15 @@ func (s *Semaphore) readCount(ctx context.Context) (int, framework.Watch, error)
 	return n, w, nil
 }
 
-// Participants returns the full paths of the lease nodes.
+// Participants returns the names of the lease nodes (not their full
+// paths: Curator's InterProcessSemaphoreV2.getParticipantNodes lists the
+// leases directory's children), in no particular order.
 func (s *Semaphore) Participants(ctx context.Context) ([]string, error) {
 	children, _, err := s.client.Children(ctx, s.leases)
 	if isNoNode(err) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	for i, c := range children {
-		children[i] = framework.JoinPath(s.leases, c)
-	}
-	return children, nil
+	return children, err
 }
 
 // ReleaseAll releases every hold, last first, and joins their errors.

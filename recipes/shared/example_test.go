@@ -3,6 +3,7 @@ package shared_test
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/shared"
@@ -11,7 +12,7 @@ import (
 // A count that several processes add to: read it, try to set the next
 // value, and read again when another participant got there first.
 func ExampleCount() {
-	client, err := framework.New(server.ConnectString(), framework.WithNamespace("example-count"))
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-count"))
 	if err != nil {
 		panic(err)
 	}
