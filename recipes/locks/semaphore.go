@@ -73,6 +73,28 @@ func NewSemaphoreWithCount(client *framework.Client, path, countPath string) (*S
 	return s, nil
 }
 
+// CountReader is a started shared count a semaphore follows: Curator's
+// SharedCountReader. shared.Count is one.
+type CountReader interface {
+	// Path returns the count node's path.
+	Path() string
+	// Started reports whether the count has started, and so whether its
+	// node exists with a count in it.
+	Started() bool
+}
+
+// NewSemaphoreWithSharedCount returns a semaphore at path whose maxLeases
+// follows count, a started shared.Count on the same client (Curator's
+// InterProcessSemaphoreV2(client, path, SharedCountReader)). A nil or
+// unstarted count is ErrInvalidArg here, not at the first acquire. A count
+// of 0 lets nobody in: acquirers wait, as Curator's do.
+func NewSemaphoreWithSharedCount(client *framework.Client, path string, count CountReader) (*Semaphore, error) {
+	if count == nil || !count.Started() {
+		return nil, fmt.Errorf("%w: the semaphore's count must be a started shared count", ErrInvalidArg)
+	}
+	return NewSemaphoreWithCount(client, path, count.Path())
+}
+
 // Path returns the semaphore's path.
 func (s *Semaphore) Path() string { return s.path }
 
@@ -138,11 +160,9 @@ func (s *Semaphore) readCount(ctx context.Context) (int, framework.Watch, error)
 	if len(data) != 4 {
 		return 0, w, fmt.Errorf("%w: shared count %s holds %d bytes, want 4", ErrInvalidArg, s.countPath, len(data))
 	}
-	n := int(int32(binary.BigEndian.Uint32(data)))
-	if n < 1 {
-		return 0, w, fmt.Errorf("%w: shared count %s is %d, must be at least 1", ErrInvalidArg, s.countPath, n)
-	}
-	return n, w, nil
+	// A count of 0 or below lets nobody in: acquirers wait for it to rise,
+	// as Curator's do.
+	return max(int(int32(binary.BigEndian.Uint32(data))), 0), w, nil
 }
 
 // Participants returns the names of the lease nodes (not their full

@@ -69,6 +69,12 @@ func (c *Count) AddListener(fn func(n int32)) (remove func()) {
 // Close stops watching; the node stays.
 func (c *Count) Close() error { return c.v.Close() }
 
+// Path returns the count node's path.
+func (c *Count) Path() string { return c.v.path }
+
+// Started reports whether Start succeeded and Close has not been called.
+func (c *Count) Started() bool { return c.v.check() == nil }
+
 func encodeCount(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
 
 func decodeCount(b []byte) (int32, error) {
