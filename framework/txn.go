@@ -110,11 +110,13 @@ func (e *TxnError) Unwrap() error { return e.Err }
 // Txn fails and cannot tell whether the transaction committed, the client
 // deletes its protected nodes in the background.
 //
-// The CheckOps of a transaction are its fence, and what the client deletes
-// on its own afterwards it deletes under the same fence: in one transaction
-// with the same checks, so only while they still hold. If they no longer
-// hold, the write was made while they did, and it stays; the client logs
-// that at Warn level.
+// The CheckOps of a transaction are its fence, and the persistent nodes the
+// client deletes on its own afterwards it deletes under the same fence: in
+// one transaction with the same checks, so only while they still hold. If
+// they no longer hold, the write was made while they did, and it stays; the
+// client logs that at Warn level. Ephemeral nodes of the session are deleted
+// without it: they end with the session anyway. A result found after a lost
+// reply has an empty Path for an ephemeral node gone with an earlier session.
 //
 // A transaction whose reply was lost after it was sent has an unknown
 // outcome unless a protected create settles it (see above). Txn then

@@ -2,7 +2,6 @@ package recipestest
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -90,18 +89,25 @@ func checkNodeShape(t *testing.T, connect string, drv driver.LockDriver, lockNam
 	if _, stat, err := c.Exists(ctx, p); err != nil || stat == nil || stat.EphemeralOwner != c.SessionID() {
 		t.Errorf("node %s is not an ephemeral node of the creating session (%+v, %v)", p, stat, err)
 	}
+	ok, _, gone, err := c.ExistsW(ctx, "/lock")
+	if err != nil || !ok {
+		t.Fatalf("the lock's directory: exists %v (%v)", ok, err)
+	}
 	if err := c.Delete(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(containerReapWait)
+	reap, cancelReap := context.WithTimeout(ctx, containerReapWait)
+	defer cancelReap()
 	for {
-		ok, _, err := c.Exists(ctx, "/lock")
-		if err == nil && !ok {
+		ev, err := gone.Wait(reap)
+		switch {
+		case err != nil:
+			t.Fatalf("the lock's directory is still there %v after its last node went: it must be a container (WithContainerParents), or every lock ever taken stays (%v)", containerReapWait, err)
+		case ev.Type == framework.EventNodeDeleted:
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the lock's directory is still there %v after its last node went: it must be a container (WithContainerParents), or every lock ever taken stays (%v)", containerReapWait, fmt.Sprint(ok, err))
+		if ok, _, gone, err = c.ExistsW(ctx, "/lock"); err != nil || !ok { // another change: watch again
+			return
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -84,8 +84,9 @@ func (h *Hold) Lost() <-chan struct{} {
 	return h.lost
 }
 
-// Err returns nil while the hold is held or after it was released, and an
-// error wrapping ErrLockLost once it was lost.
+// Err returns nil while the hold is held or after a clean release, and an
+// error wrapping ErrLockLost once it was lost (before Release, or found by
+// it).
 func (h *Hold) Err() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()

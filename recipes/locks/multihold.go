@@ -95,5 +95,10 @@ func (h *MultiHold) Release(ctx context.Context) error {
 		close(stop)
 		h.watchers.Wait()
 	}
+	h.mu.Lock()
+	if h.lost != nil && h.Err() != nil { // the release found a hold lost: say so, as Hold does
+		h.once.Do(func() { close(h.lost) })
+	}
+	h.mu.Unlock()
 	return err
 }

@@ -184,7 +184,10 @@ func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
 	if err != nil || m.only == "" {
 		return nodes, err
 	}
-	return slices.DeleteFunc(nodes, func(p string) bool { return !strings.Contains(p, m.only) }), nil
+	return slices.DeleteFunc(nodes, func(p string) bool {
+		_, name := framework.SplitPath(p)
+		return !strings.Contains(name, m.only)
+	}), nil
 }
 
 // MakeRevocable calls fn when another process asks a holder of this mutex to

@@ -65,6 +65,9 @@ func NewReadWriteLock(client *framework.Client, path string, opts ...Option) (*R
 func (rw *ReadWriteLock) Downgrade(ctx context.Context, w *Hold) (*Hold, error) {
 	o := rw.write.ownerOf(w)
 	if o == nil {
+		if w != nil && w.Err() != nil {
+			return nil, fmt.Errorf("downgrade: %w", w.Err())
+		}
 		return nil, fmt.Errorf("%w: not a write hold of %s", ErrNotOwner, rw.write.Path())
 	}
 	return rw.read.Acquire(WithOwner(ctx, o))

@@ -84,7 +84,8 @@ type CountReader interface {
 }
 
 // NewSemaphoreWithSharedCount returns a semaphore at path whose maxLeases
-// follows count, a started shared.Count on the same client (Curator's
+// follows count, a started shared.Count on the same client (its path is
+// read in the client's namespace) (Curator's
 // InterProcessSemaphoreV2(client, path, SharedCountReader)). A nil or
 // unstarted count is ErrInvalidArg here, not at the first acquire. A count
 // of 0 lets nobody in: acquirers wait, as Curator's do.

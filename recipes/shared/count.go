@@ -40,7 +40,7 @@ func (c *Count) Start(ctx context.Context) error {
 }
 
 // Get returns the count as last seen, with its version. A value another
-// participant wrote in another format reads as 0.
+// participant wrote in another format reads as 0, and TrySet refuses it.
 func (c *Count) Get() Versioned[int32] {
 	cur := c.v.Get()
 	n, _ := decodeCount(cur.Value)
@@ -52,8 +52,13 @@ func (c *Count) Set(ctx context.Context, n int32) error { return c.v.Set(ctx, en
 
 // TrySet sets the count only if prev is still the count (Curator's
 // trySetCount): false, with the count read again, if another participant
-// set it since.
+// set it since. If the node no longer holds a count (4 bytes), it returns
+// an error wrapping framework.ErrInvalidArg, as Curator throws: a loop of
+// TrySet would otherwise spin on it.
 func (c *Count) TrySet(ctx context.Context, prev Versioned[int32], n int32) (bool, error) {
+	if _, err := decodeCount(c.v.Get().Value); err != nil {
+		return false, err
+	}
 	return c.v.TrySet(ctx, Versioned[[]byte]{prev.Version, encodeCount(prev.Value)}, encodeCount(n))
 }
 
@@ -72,8 +77,9 @@ func (c *Count) Close() error { return c.v.Close() }
 // Path returns the count node's path.
 func (c *Count) Path() string { return c.v.path }
 
-// Started reports whether Start succeeded and Close has not been called.
-func (c *Count) Started() bool { return c.v.check() == nil }
+// Started reports whether Start succeeded and Close has not been called
+// (false for a nil Count).
+func (c *Count) Started() bool { return c != nil && c.v.check() == nil }
 
 func encodeCount(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
 

@@ -130,9 +130,11 @@ func (v *Value) TrySet(ctx context.Context, prev Versioned[[]byte], value []byte
 
 // AddListener calls fn with every new value the Value sees, in order, on a
 // goroutine of the Value's (a listener that blocks delays the ones after
-// it, never the Value or the client). It returns a function that removes
-// it. Values set in a row may reach fn as the last of them only if the
-// watch saw only that one.
+// it, never the Value or the client): the values it reads and the ones this
+// Value sets itself. It returns a function that removes it. Values set in a
+// row reach fn as the last of them only, if the watch saw only that one;
+// a listener more than 1024 values behind loses the oldest. fn must not
+// call Close.
 func (v *Value) AddListener(fn func(value []byte)) (remove func()) {
 	return v.listeners.Add(fn)
 }
@@ -194,6 +196,7 @@ func (v *Value) read(ctx context.Context) error {
 // replayed), until ctx ends.
 func (v *Value) watch(ctx context.Context, w framework.Watch) {
 	defer close(v.done)
+	var lastErr string
 	for {
 		_, changed := v.client.StateChanged()
 		select {
@@ -220,6 +223,10 @@ func (v *Value) watch(ctx context.Context, w framework.Watch) {
 					w = next
 					break
 				}
+			}
+			if msg := err.Error(); msg != lastErr { // once per kind of failure, not every try
+				lastErr = msg
+				v.client.Logger().Warn("shared value: reading the node failed; trying again", "path", v.path, "err", err)
 			}
 			select {
 			case <-ctx.Done():

@@ -225,3 +225,24 @@ func TestSharedBadInput(t *testing.T) {
 		t.Errorf("Count.Start on a 3-byte node: %v, want ErrInvalidArg", err)
 	}
 }
+
+// A Count whose node someone overwrote with something that is not a count
+// refuses TrySet with ErrInvalidArg, instead of false for ever (a TrySet
+// loop would spin without a request).
+func TestCountTrySetRefusesANodeThatIsNotACount(t *testing.T) {
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	cnt, _ := shared.NewCount(c, "/count", 0)
+	if err := cnt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer cnt.Close()
+	v := values(t, "/count", nil, c)[0]
+	if err := v.Set(ctx, []byte("not a count")); err != nil {
+		t.Fatal(err)
+	}
+	recipestest.Eventually(t, "the count to see the overwrite", func() (bool, string) {
+		_, err := cnt.TrySet(ctx, cnt.Get(), 1)
+		return errors.Is(err, framework.ErrInvalidArg), fmt.Sprint(err)
+	})
+}
