@@ -315,10 +315,12 @@ func TestSemaphoreFlapDuringTheDecidingListingIsNoLoss(t *testing.T) {
 	}
 }
 
-// listingDropper's connections close themselves right after writing the
+// listingDropper's connections close themselves instead of writing the
 // first listing (getChildren2) of a path that contains the armed text: the
-// listing may reach the server, its reply is lost, and the client sees a
-// flap on the same session.
+// listing is lost with the connection, and the client sees a flap on the
+// same session while the listing is under way. (Closing after the write
+// let a quick reply through now and then, when the closing goroutine was
+// not scheduled before the reply was read, and the flap came too late.)
 type listingDropper struct {
 	path  atomic.Pointer[string]
 	fired atomic.Bool
@@ -340,12 +342,12 @@ type listingDropConn struct {
 }
 
 func (c *listingDropConn) Write(b []byte) (int, error) {
-	n, err := c.Conn.Write(b)
 	part := c.d.path.Load()
 	if _, op, ok := zkwire.RequestHeader(b); part != nil && ok && op == zkharness.OpGetChildren2 &&
 		bytes.Contains(b, []byte(*part)) && c.d.path.CompareAndSwap(part, nil) {
 		c.d.fired.Store(true)
 		c.Conn.Close()
+		return 0, net.ErrClosed
 	}
-	return n, err
+	return c.Conn.Write(b)
 }
