@@ -79,7 +79,7 @@ func New(connectString string, opts ...Option) (*Client, error) {
 	cfg.namespace = cfg.namespace.under(chroot)
 	log := cfg.logger
 	if log == nil {
-		log = slog.New(discardHandler{})
+		log = slog.New(slog.DiscardHandler) // logging is off by default
 	}
 	c := &Client{
 		cfg:       cfg,
