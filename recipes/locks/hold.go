@@ -276,7 +276,7 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 	sound, cancel := h.client.ErrorContext(ctx, h.mark)
 	defer cancel()
 	for {
-		data, _, w, err := h.client.GetW(sound, h.path)
+		data, stat, w, err := h.client.GetW(sound, h.path)
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -296,6 +296,12 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 			case <-sound.Done():
 				continue
 			}
+		case stat.EphemeralOwner != 0 && stat.EphemeralOwner != h.session:
+			// Not the node the hold was decided on: a node of this name
+			// made by another session (Curator's CURATOR-696 reused a
+			// stale one). The watch stays set until it fires.
+			h.markLost(fmt.Errorf("%w: node %s belongs to session %#x, not the hold's %#x", ErrLockLost, h.path, stat.EphemeralOwner, h.session))
+			return
 		}
 		if h.revoke != nil && bytes.Equal(data, RevokeMessage) {
 			if !h.beginRevoke() {

@@ -1,0 +1,40 @@
+package leader
+
+import (
+	"errors"
+
+	"github.com/gocurator/curator/framework"
+)
+
+var (
+	// ErrInvalidArg is returned for bad input (a bad path or id, a nil
+	// function); no request is sent. It is framework.ErrInvalidArg.
+	ErrInvalidArg = framework.ErrInvalidArg
+
+	// ErrNotStarted is returned by a Latch or Selector used before Start.
+	ErrNotStarted = errors.New("leader: not started")
+
+	// ErrAlreadyStarted is returned by a second Start.
+	ErrAlreadyStarted = errors.New("leader: already started")
+
+	// ErrClosed is returned by a Latch or Selector used after Close, by a
+	// second Close, and is the Err of a term that Close ended.
+	ErrClosed = errors.New("leader: closed")
+
+	// ErrLost is the Err of a term that ended on its own: the connection
+	// entered an error state of the client's policy (the error also wraps
+	// framework.ErrConnectionLoss or framework.ErrSessionExpired), its node
+	// was deleted, or the client closed.
+	ErrLost = errors.New("leader: leadership lost")
+
+	// ErrInterrupted is the Err of a term that Selector.InterruptLeadership
+	// ended.
+	ErrInterrupted = errors.New("leader: leadership interrupted")
+
+	// ErrResigned is the Err of a Selector's term whose function returned.
+	ErrResigned = errors.New("leader: leadership function returned")
+
+	// ErrNoLeader is returned by Leader when the election has no
+	// participant.
+	ErrNoLeader = errors.New("leader: no leader")
+)

@@ -1,0 +1,283 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gocurator/curator/driver"
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/recipes/locks"
+)
+
+// LatchLockName is the name of a Latch's nodes:
+// P/_c_<uuid>-latch-NNNNNNNNNN, as Curator's LeaderLatch names them.
+const LatchLockName = "latch-"
+
+// Event is a change of a Latch's leadership, as its listeners see it
+// (Curator's LeaderLatchListener: isLeader and notLeader).
+type Event struct {
+	// Leader is true when the term begins, false when it ends.
+	Leader bool
+	// Leadership is the term that began or ended.
+	Leadership *Leadership
+}
+
+// Latch is Curator's LeaderLatch: from Start to Close it keeps a node in
+// the election at its path; while that node is the first, the latch leads.
+// A term that ends (see Leadership.Done) is followed by a new node at the
+// back of the queue once the connection is back, so the latch stays in the
+// election across lost sessions.
+type Latch struct {
+	client    *framework.Client
+	li        *locks.LockInternals
+	id        string
+	closeMode CloseMode
+	listeners *listener.Container[Event]
+
+	mu      sync.Mutex
+	state   runState
+	term    *Leadership   // the current term, nil when not leading
+	changed chan struct{} // closed and replaced when term or state changes
+	stop    context.CancelFunc
+	stopped chan struct{} // closed when run has returned
+}
+
+type runState int
+
+const (
+	created runState = iota
+	started
+	closed
+)
+
+// NewLatch returns a latch for the election at path. It sends nothing
+// until Start.
+func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, error) {
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	// Curator writes the id's bytes, empty ones too: never the client's
+	// default data.
+	li, err := locks.NewLockInternals(client, path, LatchLockName, 1, driver.Standard{}, append([]byte{}, o.id...))
+	if err != nil {
+		return nil, err
+	}
+	return &Latch{
+		client:    client,
+		li:        li,
+		id:        o.id,
+		closeMode: o.closeMode,
+		listeners: listener.NewContainer(0, foldTerms),
+		changed:   make(chan struct{}),
+	}, nil
+}
+
+// foldTerms shortens a listener queue that is full by removing the oldest
+// term that both began and ended in it: a listener that far behind learns
+// nothing from it it must act on.
+func foldTerms(pending []Event) []Event {
+	for i := 0; i+1 < len(pending); i++ {
+		if pending[i].Leader && !pending[i+1].Leader && pending[i].Leadership == pending[i+1].Leadership {
+			return append(pending[:i:i], pending[i+2:]...)
+		}
+	}
+	return pending
+}
+
+// ID returns the participant's id.
+func (l *Latch) ID() string { return l.id }
+
+// Path returns the election's path.
+func (l *Latch) Path() string { return l.li.Dir() }
+
+// Start joins the election; it returns at once, and the latch works in a
+// goroutine of its own until Close. A latch starts once.
+func (l *Latch) Start() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch l.state {
+	case started:
+		return ErrAlreadyStarted
+	case closed:
+		return ErrClosed
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	l.stop, l.stopped = cancel, make(chan struct{})
+	l.setStateLocked(started)
+	go l.run(ctx)
+	return nil
+}
+
+// Close leaves the election: it ends a term under way (its Err is then
+// ErrClosed), tells the listeners if the close mode is NotifyLeader,
+// deletes the latch's node, and returns once the latch's goroutines have
+// stopped and every event has been delivered. If the connection is down it
+// does not wait for it: the client deletes the node once it is back, or the
+// node goes with its session. It must not be called from a listener.
+func (l *Latch) Close() error {
+	l.mu.Lock()
+	switch l.state {
+	case created:
+		l.mu.Unlock()
+		return ErrNotStarted
+	case closed:
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	l.setStateLocked(closed)
+	l.mu.Unlock()
+	l.stop()
+	<-l.stopped
+	l.listeners.Close()
+	return nil
+}
+
+// setStateLocked moves to state s and wakes Await. Callers hold l.mu.
+func (l *Latch) setStateLocked(s runState) {
+	l.state = s
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// HasLeadership reports whether the latch leads now: a term has begun and
+// has not ended (its Err is nil).
+func (l *Latch) HasLeadership() bool {
+	l.mu.Lock()
+	t := l.term
+	l.mu.Unlock()
+	return t != nil && t.Err() == nil
+}
+
+// Leadership returns the current term, or nil when the latch does not lead.
+func (l *Latch) Leadership() *Leadership {
+	l.mu.Lock()
+	t := l.term
+	l.mu.Unlock()
+	if t == nil || t.Err() != nil {
+		return nil
+	}
+	return t
+}
+
+// Await waits until the latch leads and returns the term (Curator's
+// await). It returns ctx's error when ctx ends, ErrClosed once the latch is
+// closed, and ErrNotStarted before Start.
+func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
+	for {
+		l.mu.Lock()
+		state, t, changed := l.state, l.term, l.changed
+		l.mu.Unlock()
+		switch {
+		case state == created:
+			return nil, ErrNotStarted
+		case state == closed:
+			return nil, ErrClosed
+		case t != nil && t.Err() == nil:
+			return t, nil
+		}
+		var ended <-chan struct{}
+		if t != nil {
+			ended = t.Done() // leading ended; wait for the next term
+		}
+		select {
+		case <-changed:
+		case <-ended:
+			select { // the run loop clears the term next
+			case <-changed:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// AddListener registers fn to be told when a term begins and ends, in
+// order, from a goroutine of the latch's own (never the client's); a slow
+// listener delays only the latch's later events. remove unregisters it.
+func (l *Latch) AddListener(fn func(Event)) (remove func(), err error) {
+	if fn == nil {
+		return nil, fmt.Errorf("%w: nil listener", ErrInvalidArg)
+	}
+	return l.listeners.Add(fn), nil
+}
+
+// Participants returns the election's participants in queue order, the
+// leader first. It costs one listing and one read per participant.
+func (l *Latch) Participants(ctx context.Context) ([]Participant, error) {
+	return participants(ctx, l.client, l.li)
+}
+
+// Leader returns the election's leader (ErrNoLeader if it has no
+// participant). It costs one listing and one read.
+func (l *Latch) Leader(ctx context.Context) (Participant, error) {
+	return leaderOf(ctx, l.client, l.li)
+}
+
+// setTerm makes t the current term (nil: none) and tells the listeners.
+func (l *Latch) setTerm(t *Leadership, tell bool) {
+	l.mu.Lock()
+	old := l.term
+	l.term = t
+	close(l.changed)
+	l.changed = make(chan struct{})
+	l.mu.Unlock()
+	if !tell {
+		return
+	}
+	if t != nil {
+		l.listeners.Post(Event{Leader: true, Leadership: t})
+	} else if old != nil {
+		l.listeners.Post(Event{Leader: false, Leadership: old})
+	}
+}
+
+// run keeps the latch in the election until ctx ends.
+func (l *Latch) run(ctx context.Context) {
+	defer close(l.stopped)
+	var stale string // the node of an ended term, if its delete may be pending
+	for pause := time.Duration(0); ; {
+		if !sleep(ctx, pause) {
+			return
+		}
+		if err := l.client.BlockUntilConnected(ctx); err != nil {
+			if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
+				return
+			}
+			pause = nextPause(pause)
+			continue
+		}
+		if stale != "" && !removeStale(ctx, l.client, stale) {
+			pause = nextPause(pause)
+			continue
+		}
+		stale = ""
+		hold, err := l.li.AcquireHold(ctx, false)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			l.client.Logger().Warn("leader latch: joining the election failed", "path", l.li.Dir(), "err", err)
+			pause = nextPause(pause)
+			continue
+		}
+		pause = 0
+		t := newLeadership(hold, ctx.Done())
+		l.setTerm(t, true)
+		<-t.Done()
+		t.finish(ErrLost) // waits for the term's goroutine, which has ended it
+		l.setTerm(nil, ctx.Err() == nil || l.closeMode == NotifyLeader)
+		if !release(ctx, hold) {
+			stale = hold.Path()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package leader
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locks"
+)
+
+// Leadership is one term of leadership: it begins when a participant's node
+// is found first in the election and ends once, never to resume. A later
+// term of the same participant is another Leadership, with another node.
+type Leadership struct {
+	hold    *locks.Hold
+	ctx     context.Context // ends with the term; its cause is Err
+	end     context.CancelCauseFunc
+	ending  chan error    // the recipe ends the term (capacity 1)
+	stopped chan struct{} // closed when watch has returned
+}
+
+// newLeadership begins the term of hold and starts the goroutine that ends
+// it when the hold is lost, or with ErrClosed when closing ends (the
+// recipe's Close). The recipe that calls it stops that goroutine with
+// finish.
+func newLeadership(hold *locks.Hold, closing <-chan struct{}) *Leadership {
+	ctx, end := context.WithCancelCause(context.Background())
+	l := &Leadership{hold: hold, ctx: ctx, end: end, ending: make(chan error, 1), stopped: make(chan struct{})}
+	go l.watch(hold.Lost(), closing)
+	return l
+}
+
+func (l *Leadership) watch(lost, closing <-chan struct{}) {
+	defer close(l.stopped)
+	select {
+	case <-lost:
+		l.end(lossError(l.hold.Err()))
+	case <-closing:
+		l.end(ErrClosed)
+	case err := <-l.ending:
+		l.end(err)
+	}
+}
+
+// interrupt ends the term with cause, unless it has ended already; it does
+// not wait.
+func (l *Leadership) interrupt(cause error) {
+	select {
+	case l.ending <- cause:
+	default:
+	}
+}
+
+// finish ends the term with cause, unless it has ended already, and waits
+// for its goroutine.
+func (l *Leadership) finish(cause error) {
+	l.interrupt(cause)
+	<-l.stopped
+}
+
+// lossError is the Err of a term whose hold was lost with err.
+func lossError(err error) error {
+	if err == nil { // the hold's loss is recorded before Lost is closed
+		return ErrLost
+	}
+	return fmt.Errorf("%w: %w", ErrLost, err)
+}
+
+// Done returns a channel closed when the term ends. It is closed at the
+// first error state of the client's error policy (Standard: Suspended, so
+// before the server can let another participant lead; Session: Lost), when
+// the node is deleted, and when the recipe ends the term.
+func (l *Leadership) Done() <-chan struct{} { return l.ctx.Done() }
+
+// Context returns a context that ends with the term; its cause is Err.
+func (l *Leadership) Context() context.Context { return l.ctx }
+
+// Err returns nil while the term lasts, and then why it ended: an error
+// wrapping ErrLost (and the loss's cause, such as
+// framework.ErrSessionExpired), ErrClosed, ErrInterrupted or ErrResigned.
+// It reports a loss to an error state as soon as the client has seen that
+// state, even before Done is closed.
+func (l *Leadership) Err() error {
+	if l.ctx.Err() != nil {
+		return context.Cause(l.ctx)
+	}
+	if err := l.hold.Err(); err != nil {
+		return lossError(err)
+	}
+	return nil
+}
+
+// Node returns the path of the term's node.
+func (l *Leadership) Node() string { return l.hold.Path() }
+
+// Fence returns a transaction op that fails once the term's node is gone:
+// add it to a framework.Client.Txn so that a leader's write commits only
+// while this term lasts. A participant's later term has a new node, so a
+// term's fence never holds again once it has failed.
+func (l *Leadership) Fence() framework.Op { return l.hold.Fence() }
+
+// Token returns the term's fencing token: the zxid that created its node.
+// Each term of the election has a higher token than the one before it, so a
+// protected resource can refuse a token lower than one it has seen. It
+// costs one request.
+func (l *Leadership) Token(ctx context.Context) (int64, error) {
+	tok, err := l.hold.Token(ctx)
+	if err != nil && l.Err() != nil {
+		return 0, l.Err()
+	}
+	return tok, err
+}

@@ -1,0 +1,58 @@
+package leader
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// CloseMode says whether closing a Latch that leads tells its listeners
+// that the leadership ended (Curator's LeaderLatch.CloseMode).
+type CloseMode int
+
+const (
+	// Silent closes without telling listeners (Curator's default).
+	Silent CloseMode = iota
+	// NotifyLeader tells listeners that the leadership ended.
+	NotifyLeader
+)
+
+// Option configures a Latch or a Selector.
+type Option func(*options)
+
+type options struct {
+	id          string
+	closeMode   CloseMode
+	autoRequeue bool
+}
+
+// WithID sets the participant's id, the data of its node, which every
+// participant (Java ones too) reads as the id of a Participant. It must be
+// valid UTF-8: Curator reads it as UTF-8. Without it, a Latch's id is
+// empty and a Selector's node carries the client's default data (the local
+// IP address), as Curator's do.
+func WithID(id string) Option { return func(o *options) { o.id = id } }
+
+// WithCloseMode sets what a Latch's Close tells its listeners (default
+// Silent). A Selector ignores it.
+func WithCloseMode(m CloseMode) Option { return func(o *options) { o.closeMode = m } }
+
+// WithAutoRequeue makes a Selector join the election again each time its
+// leadership function returns (Curator's autoRequeue). A Latch ignores it.
+func WithAutoRequeue() Option { return func(o *options) { o.autoRequeue = true } }
+
+func applyOptions(opts []Option) (options, error) {
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return o, fmt.Errorf("%w: nil option", ErrInvalidArg)
+		}
+		opt(&o)
+	}
+	switch {
+	case !utf8.ValidString(o.id):
+		return o, fmt.Errorf("%w: participant id %q is not valid UTF-8", ErrInvalidArg, o.id)
+	case o.closeMode != Silent && o.closeMode != NotifyLeader:
+		return o, fmt.Errorf("%w: close mode %d", ErrInvalidArg, o.closeMode)
+	}
+	return o, nil
+}

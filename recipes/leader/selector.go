@@ -1,0 +1,244 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gocurator/curator/driver"
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locks"
+)
+
+// Func is a Selector's leadership function. It runs while its participant
+// leads and must return when ctx ends: the term ended (ctx's cause and
+// l.Err say why). Returning ends the term.
+type Func func(ctx context.Context, l *Leadership) error
+
+// Selector is Curator's LeaderSelector: a participant that queues on a
+// mutex at its path (Curator's InterProcessMutex, `lock-` nodes) and, each
+// time it acquires it, runs its leadership function, then releases it. At
+// most one call of the function of one Selector runs at a time.
+//
+// The function's context ends the moment the term does: the connection
+// enters an error state of the client's error policy (Curator users add a
+// LeaderSelectorListenerAdapter for this), InterruptLeadership, or Close.
+type Selector struct {
+	client      *framework.Client
+	li          *locks.LockInternals
+	id          string
+	fn          Func
+	autoRequeue bool
+
+	mu      sync.Mutex
+	state   runState
+	queued  bool          // a term is wanted: Start, Requeue or auto-requeue
+	wake    chan struct{} // capacity 1: queued may have become true
+	term    *Leadership
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+// NewSelector returns a selector for the election at path that runs fn
+// while it leads. It sends nothing until Start.
+func NewSelector(client *framework.Client, path string, fn Func, opts ...Option) (*Selector, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("%w: nil leadership function", ErrInvalidArg)
+	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	var data []byte // Curator's: the id's bytes, or the client's default data
+	if o.id != "" {
+		data = []byte(o.id)
+	}
+	li, err := locks.NewLockInternals(client, path, locks.MutexLockName, 1, driver.Standard{}, data)
+	if err != nil {
+		return nil, err
+	}
+	return &Selector{client: client, li: li, id: o.id, fn: fn, autoRequeue: o.autoRequeue, wake: make(chan struct{}, 1)}, nil
+}
+
+// ID returns the participant's id.
+func (s *Selector) ID() string { return s.id }
+
+// Path returns the election's path.
+func (s *Selector) Path() string { return s.li.Dir() }
+
+// Start queues the selector for leadership once (again after each term
+// with WithAutoRequeue); it returns at once. A selector starts once.
+func (s *Selector) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.state {
+	case started:
+		return ErrAlreadyStarted
+	case closed:
+		return ErrClosed
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.state, s.stop, s.stopped = started, cancel, make(chan struct{})
+	s.queueLocked()
+	go s.run(ctx)
+	return nil
+}
+
+// Requeue queues the selector for another term, if it is not queued or
+// leading already (Curator's requeue). It reports whether it queued.
+func (s *Selector) Requeue() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.state {
+	case created:
+		return false, ErrNotStarted
+	case closed:
+		return false, ErrClosed
+	}
+	if s.queued || s.term != nil {
+		return false, nil
+	}
+	s.queueLocked()
+	return true, nil
+}
+
+func (s *Selector) queueLocked() {
+	s.queued = true
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// InterruptLeadership ends the current term, if there is one: the
+// function's context ends with ErrInterrupted. The function should return;
+// the selector then leaves the election, and queues again with
+// WithAutoRequeue.
+func (s *Selector) InterruptLeadership() {
+	s.mu.Lock()
+	t := s.term
+	s.mu.Unlock()
+	if t != nil {
+		t.interrupt(ErrInterrupted)
+	}
+}
+
+// HasLeadership reports whether the selector leads now.
+func (s *Selector) HasLeadership() bool {
+	s.mu.Lock()
+	t := s.term
+	s.mu.Unlock()
+	return t != nil && t.Err() == nil
+}
+
+// Participants returns the election's participants in queue order, the
+// leader first. It costs one listing and one read per participant.
+func (s *Selector) Participants(ctx context.Context) ([]Participant, error) {
+	return participants(ctx, s.client, s.li)
+}
+
+// Leader returns the election's leader (ErrNoLeader if it has no
+// participant). It costs one listing and one read.
+func (s *Selector) Leader(ctx context.Context) (Participant, error) {
+	return leaderOf(ctx, s.client, s.li)
+}
+
+// Close leaves the election: it ends a term under way (the function's
+// context ends with ErrClosed), waits for the function to return, deletes
+// the selector's node, and returns once its goroutines have stopped. A
+// function that ignores its context keeps Close waiting. If the connection
+// is down Close does not wait for it: the client deletes the node once it
+// is back, or the node goes with its session.
+func (s *Selector) Close() error {
+	s.mu.Lock()
+	switch s.state {
+	case created:
+		s.mu.Unlock()
+		return ErrNotStarted
+	case closed:
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	s.state = closed
+	s.mu.Unlock()
+	s.stop()
+	<-s.stopped
+	return nil
+}
+
+// run takes a term each time the selector is queued, until ctx ends.
+func (s *Selector) run(ctx context.Context) {
+	defer close(s.stopped)
+	var stale string
+	for pause := time.Duration(0); ; {
+		if !s.awaitQueued(ctx) || !sleep(ctx, pause) {
+			return
+		}
+		if err := s.client.BlockUntilConnected(ctx); err != nil {
+			if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
+				return
+			}
+			pause = nextPause(pause)
+			continue
+		}
+		if stale != "" && !removeStale(ctx, s.client, stale) {
+			pause = nextPause(pause)
+			continue
+		}
+		stale = ""
+		hold, err := s.li.AcquireHold(ctx, false)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.client.Logger().Warn("leader selector: joining the election failed", "path", s.li.Dir(), "err", err)
+			pause = nextPause(pause)
+			continue
+		}
+		pause = 0
+		s.lead(ctx, hold)
+		if !release(ctx, hold) {
+			stale = hold.Path()
+		}
+	}
+}
+
+// awaitQueued waits until the selector is queued and takes the request.
+func (s *Selector) awaitQueued(ctx context.Context) bool {
+	for {
+		s.mu.Lock()
+		if s.queued {
+			s.queued = false
+			s.mu.Unlock()
+			return ctx.Err() == nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// lead runs one term of hold: the function, under a context that ends with
+// the term; the term has ended when it returns.
+func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
+	t := newLeadership(hold, ctx.Done())
+	s.mu.Lock()
+	s.term = t
+	s.mu.Unlock()
+	err := s.fn(t.Context(), t)
+	t.finish(ErrResigned)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.client.Logger().Warn("leader selector: the leadership function failed", "path", s.li.Dir(), "err", err)
+	}
+	s.mu.Lock()
+	s.term = nil
+	if s.autoRequeue && ctx.Err() == nil {
+		s.queueLocked()
+	}
+	s.mu.Unlock()
+}
