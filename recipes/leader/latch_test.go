@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipestest"
 )
@@ -105,5 +106,79 @@ func TestLatchElectsInJoinOrder(t *testing.T) {
 	}
 	if slices.Contains([]bool{ls[0].HasLeadership()}, true) {
 		t.Fatal("closed latch leads")
+	}
+}
+
+// events collects a latch's listener events.
+func events(t *testing.T, l *leader.Latch) <-chan leader.Event {
+	t.Helper()
+	ch := make(chan leader.Event, 16)
+	if _, err := l.AddListener(func(ev leader.Event) { ch <- ev }); err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+func nextEvent(t *testing.T, ch <-chan leader.Event) leader.Event {
+	t.Helper()
+	select {
+	case ev := <-ch:
+		return ev
+	case <-ctxT(t).Done():
+		t.Fatal("no listener event")
+		return leader.Event{}
+	}
+}
+
+func TestLatchListenersAndCloseModes(t *testing.T) {
+	for _, mode := range []leader.CloseMode{leader.Silent, leader.NotifyLeader} {
+		t.Run(fmt.Sprint(mode), func(t *testing.T) {
+			cs := clients(t, 1)
+			l, err := leader.NewLatch(cs[0], "/election", leader.WithCloseMode(mode))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := events(t, l)
+			if err := l.Start(); err != nil {
+				t.Fatal(err)
+			}
+			ev := nextEvent(t, ch)
+			if !ev.Leader || ev.Leadership == nil || ev.Leadership.Err() != nil {
+				t.Fatalf("first event %+v, want the start of a live term", ev)
+			}
+			// The session ends: the term ends, and the latch joins again
+			// with a new node once the client has a new session.
+			if err := cs[0].InjectSessionExpiration(ctxT(t)); err != nil {
+				t.Fatal(err)
+			}
+			ended := nextEvent(t, ch)
+			if ended.Leader || ended.Leadership != ev.Leadership || !errors.Is(ended.Leadership.Err(), leader.ErrLost) {
+				t.Fatalf("second event %+v (Err %v), want the end of the first term, lost", ended, ended.Leadership.Err())
+			}
+			again := nextEvent(t, ch)
+			if !again.Leader || again.Leadership.Node() == ev.Leadership.Node() {
+				t.Fatalf("third event %+v, want a new term on a new node", again)
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case ev := <-ch:
+				if mode == leader.Silent || ev.Leader || ev.Leadership != again.Leadership {
+					t.Fatalf("mode %v: event %+v after Close", mode, ev)
+				}
+			default:
+				if mode == leader.NotifyLeader {
+					t.Fatal("NotifyLeader: no event after Close")
+				}
+			}
+			if !errors.Is(again.Leadership.Err(), leader.ErrClosed) {
+				t.Fatalf("closed term's Err = %v", again.Leadership.Err())
+			}
+			kids, _, err := cs[0].Children(ctxT(t), "/election")
+			if err != nil && !errors.Is(err, framework.ErrNoNode) || len(kids) != 0 {
+				t.Fatalf("after Close the election has %v, %v", kids, err)
+			}
+		})
 	}
 }

@@ -56,3 +56,14 @@ func applyOptions(opts []Option) (options, error) {
 	}
 	return o, nil
 }
+
+// String returns the mode's name.
+func (m CloseMode) String() string {
+	switch m {
+	case Silent:
+		return "Silent"
+	case NotifyLeader:
+		return "NotifyLeader"
+	}
+	return fmt.Sprintf("CloseMode(%d)", int(m))
+}

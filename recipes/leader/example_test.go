@@ -1,0 +1,135 @@
+package leader_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/leader"
+)
+
+func ExampleLatch() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-latch")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	latch, err := leader.NewLatch(client, "/elections/scheduler", leader.WithID("host-a"))
+	if err != nil {
+		panic(err)
+	}
+	if err := latch.Start(); err != nil {
+		panic(err)
+	}
+	defer latch.Close()
+
+	term, err := latch.Await(ctx) // wait to lead
+	if err != nil {
+		panic(err)
+	}
+	// Lead until the term ends: the connection is suspended or lost, the
+	// node is deleted, or the latch is closed.
+	select {
+	case <-term.Done():
+		fmt.Println("no longer leading:", term.Err())
+	default:
+		p, _ := latch.Leader(ctx)
+		fmt.Println("leading as", p.ID)
+	}
+	// Output: leading as host-a
+}
+
+func ExampleSelector() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-selector")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+
+	ran := make(chan string, 1)
+	sel, err := leader.NewSelector(client, "/elections/compactor", func(ctx context.Context, l *leader.Leadership) error {
+		// The job runs while this process leads; ctx ends the moment
+		// leadership does, and the selector then leaves the election.
+		ran <- "compacting"
+		<-ctx.Done()
+		return nil
+	}, leader.WithID("host-b"), leader.WithAutoRequeue())
+	if err != nil {
+		panic(err)
+	}
+	if err := sel.Start(); err != nil {
+		panic(err)
+	}
+	fmt.Println(<-ran)
+	sel.Close() // ends the term, waits for the function, leaves the election
+	// Output: compacting
+}
+
+// A leader's write commits only while its term lasts: a leader paused past
+// its session, whose term another participant has since taken over, has its
+// late write refused.
+func ExampleLeadership_Fence() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-fence")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := client.Create(ctx, "/config/owner", nil, framework.WithParents()); err != nil && !errors.Is(err, framework.ErrNodeExists) {
+		panic(err)
+	}
+
+	latch, _ := leader.NewLatch(client, "/elections/config", leader.WithID("host-c"))
+	latch.Start()
+	defer latch.Close()
+	term, err := latch.Await(ctx)
+	if err != nil {
+		panic(err)
+	}
+	_, err = client.Txn(ctx, term.Fence(), framework.SetDataOp("/config/owner", []byte("host-c"), -1))
+	fmt.Println("written:", err == nil)
+	// Output: written: true
+}
+
+func ExampleObserve() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-observe")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	leaders, err := leader.Observe(ctx, client, "/elections/scheduler")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("leader: %q\n", (<-leaders).ID) // no participant yet
+
+	latch, _ := leader.NewLatch(client, "/elections/scheduler", leader.WithID("host-d"))
+	latch.Start()
+	defer latch.Close()
+	fmt.Printf("leader: %q\n", (<-leaders).ID)
+	// Output:
+	// leader: ""
+	// leader: "host-d"
+}
