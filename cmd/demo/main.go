@@ -1,6 +1,7 @@
 // Command demo starts a throwaway ZooKeeper on a loopback port and shows
-// gocurator at work: connection states, a few operations, then several
-// workers, each with its own session, passing one lock around.
+// gocurator at work: connection states, a few operations, several
+// workers, each with its own session, passing one lock around, then a
+// leader failover.
 //
 //	go run ./cmd/demo            (scripts/demo installs ZooKeeper first)
 package main
@@ -16,6 +17,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/retry"
 	"github.com/gocurator/curator/zkharness"
@@ -97,7 +99,13 @@ func run(workers, rounds int) error {
 
 	// 3. The lock demo.
 	fmt.Printf("\n== %d workers, each with its own session, pass /locks/demo around ==\n", workers)
-	return lockDemo(ctx, srv.ConnectString(), workers, rounds)
+	if err := lockDemo(ctx, srv.ConnectString(), workers, rounds); err != nil {
+		return err
+	}
+
+	// 4. A leader failover.
+	fmt.Println("\n== three candidates elect a leader at /elections/demo; the leader's session ends ==")
+	return failoverDemo(ctx, srv.ConnectString())
 }
 
 func lockDemo(ctx context.Context, connect string, workers, rounds int) error {
@@ -159,6 +167,87 @@ func lockDemo(ctx context.Context, connect string, workers, rounds int) error {
 	}
 	fmt.Println("every worker released; done.")
 	return nil
+}
+
+// failoverDemo runs three selectors, expires the leader's session on the
+// server, and shows the next candidate take over once the old term ended.
+func failoverDemo(ctx context.Context, connect string) error {
+	type term struct {
+		id  string
+		l   *leader.Leadership
+		sel *leader.Selector
+	}
+	terms := make(chan term, 3)
+	clients := make(map[string]*framework.Client)
+	for _, id := range []string{"alpha", "bravo", "charlie"} {
+		c, err := newClient(connect)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if err := c.Start(); err != nil {
+			return err
+		}
+		clients[id] = c
+		var sel *leader.Selector
+		sel, err = leader.NewSelector(c, "/elections/demo", func(ctx context.Context, l *leader.Leadership) error {
+			token, _ := l.Token(ctx)
+			fmt.Printf("%s leads (node %s, fencing token %d)\n", id, short(l.Node()), token)
+			terms <- term{id, l, sel}
+			<-ctx.Done() // lead until the term ends
+			return nil
+		}, leader.WithID(id))
+		if err != nil {
+			return err
+		}
+		if err := sel.Start(); err != nil {
+			return err
+		}
+		defer sel.Close()
+		if err := waitJoined(ctx, sel, len(clients)); err != nil {
+			return err
+		}
+	}
+	first := <-terms
+	queue, err := first.sel.Participants(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range queue {
+		fmt.Printf("  %-7s %s leader=%v\n", p.ID, short(p.Node), p.IsLeader)
+	}
+	fmt.Printf("expiring %s's session on the server ...\n", first.id)
+	if err := clients[first.id].InjectSessionExpiration(ctx); err != nil {
+		return err
+	}
+	select {
+	case next := <-terms:
+		select {
+		case <-first.l.Done():
+			fmt.Printf("%s's term had ended before: %v\n", first.id, first.l.Err())
+		default:
+			return fmt.Errorf("%s leads while %s's term goes on", next.id, first.id)
+		}
+		fmt.Printf("%s took over; done.\n", next.id)
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitJoined polls until the election has n participants.
+func waitJoined(ctx context.Context, sel *leader.Selector, n int) error {
+	for {
+		ps, err := sel.Participants(ctx)
+		if err != nil || len(ps) >= n {
+			return err
+		}
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // short keeps a lock node's name readable: the uuid's first block.
