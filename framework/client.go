@@ -30,6 +30,7 @@ type Client struct {
 	transport *transport.Transport // the connections under go-zookeeper
 	writes    transport.WriteWatch // tells traced operations when their request is written
 	replies   transport.ReplyGuard // calls that read their reply after Close
+	watches   watchFeed            // AddWatchListener's functions
 
 	mu      sync.Mutex
 	started bool
@@ -331,6 +332,7 @@ func (c *Client) connected(ctx context.Context, timeout time.Duration) (*zk.Conn
 // onEvent is go-zookeeper's event callback: it must never block.
 func (c *Client) onEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
+		c.watches.deliver(c.cfg.namespace, ev)
 		return
 	}
 	c.transport.Recv().OnState(ev.State)

@@ -1,0 +1,99 @@
+package framework
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// watchFeed hands the connection's watch notifications to the functions
+// registered with AddWatchListener. Its list is replaced, never changed in
+// place, so the receive goroutine reads it without a lock.
+type watchFeed struct {
+	mu   sync.Mutex // serialises changes to subs
+	subs atomic.Pointer[[]*watchSub]
+}
+
+type watchSub struct {
+	prefix string // a server path
+	fn     func(WatchEvent)
+}
+
+// covers reports whether the server path p is prefix or below it.
+func (s *watchSub) covers(p string) bool {
+	return s.prefix == "/" || p == s.prefix || strings.HasPrefix(p, s.prefix) && p[len(s.prefix)] == '/'
+}
+
+func (f *watchFeed) add(s *watchSub) (remove func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var cur []*watchSub
+	if p := f.subs.Load(); p != nil {
+		cur = *p
+	}
+	next := append(cur[:len(cur):len(cur)], s)
+	f.subs.Store(&next)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			cur := *f.subs.Load()
+			next := make([]*watchSub, 0, len(cur))
+			for _, o := range cur {
+				if o != s {
+					next = append(next, o)
+				}
+			}
+			f.subs.Store(&next)
+		})
+	}
+}
+
+// deliver passes a notification to every function registered for its
+// path. It runs on go-zookeeper's receive goroutine.
+func (f *watchFeed) deliver(ns namespace, ev zk.Event) {
+	p := f.subs.Load()
+	if p == nil || len(*p) == 0 {
+		return
+	}
+	var we WatchEvent
+	for _, s := range *p {
+		if s.covers(ev.Path) {
+			if we.Path == "" {
+				we = WatchEvent{Type: ev.Type, Path: ns.fromServer(ev.Path)}
+				if ev.Err != nil {
+					we.Err = opErr("watch", we.Path, ev.Err)
+				}
+			}
+			s.fn(we)
+		}
+	}
+}
+
+// AddWatchListener registers fn to receive every watch notification that
+// this client's connection receives for path or a path below it: the
+// notifications of watches set through this client (ExistsW, GetW,
+// ChildrenW) by anyone, each once, in the order the server sent them and
+// before any reply the server sent after them. It is how a recipe that
+// watches many nodes (a tree cache) learns of changes without a goroutine
+// per watch: it sets the watches, abandons the returned Watch values, and
+// reads the notifications here.
+//
+// fn runs on the connection's receive goroutine: it must return at once,
+// must not block and must not call the client (record the path and wake a
+// goroutine of your own). remove unregisters it; fn may still be running
+// when remove returns. EventNotWatching notifications (the session expired,
+// the client closed) come here too, one per watched path.
+func (c *Client) AddWatchListener(path string, fn func(WatchEvent)) (remove func(), err error) {
+	if fn == nil {
+		return nil, fmt.Errorf("%w: nil watch listener", ErrInvalidArg)
+	}
+	if err := ValidatePath(path, false); err != nil {
+		return nil, err
+	}
+	return c.watches.add(&watchSub{prefix: c.cfg.namespace.toServer(path), fn: fn}), nil
+}

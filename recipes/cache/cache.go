@@ -1,0 +1,267 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
+)
+
+// Cache keeps a node and the nodes below it, to a maximum depth, in sync
+// with ZooKeeper. It sends nothing until Start; Close stops it and removes
+// nothing from ZooKeeper.
+type Cache struct {
+	client    *framework.Client
+	root      string
+	opts      options
+	q         *queue
+	listeners *listener.Container[Event]
+
+	mu          sync.Mutex // guards the fields below and orders events
+	nodes       map[string]*entry
+	state       runState
+	stale       bool
+	staleGen    uint64 // the generation current when the cache went stale
+	initialized chan struct{}
+	stop        context.CancelFunc
+	wg          sync.WaitGroup
+	unwatch     func() // removes the watch listener
+	unlisten    func() // removes the connection-state listener
+}
+
+type runState int
+
+const (
+	created runState = iota
+	started
+	closed
+)
+
+// entry is a cached node and what the cache knows of its children.
+type entry struct {
+	node     Node
+	depth    int
+	children map[string]struct{} // names from the latest listing applied; nil if not listed
+	pzxid    int64               // the latest listing's Pzxid
+	gone     map[string]int64    // children removed by a listing while their read was in flight: name -> that listing's Pzxid
+}
+
+// New returns a cache of the node at path and the nodes below it.
+func New(client *framework.Client, path string, opts ...Option) (*Cache, error) {
+	if client == nil {
+		return nil, fmt.Errorf("%w: nil client", ErrInvalidArg)
+	}
+	if err := framework.ValidatePath(path, false); err != nil {
+		return nil, fmt.Errorf("%w: cache path %q: %w", ErrInvalidArg, path, err)
+	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Cache{
+		client:      client,
+		root:        path,
+		opts:        o,
+		q:           newQueue(),
+		listeners:   listener.NewContainer(o.buffer, overflow),
+		nodes:       make(map[string]*entry),
+		initialized: make(chan struct{}),
+	}, nil
+}
+
+// overflow replaces the events of a full buffer with one Overflowed event.
+func overflow([]Event) []Event { return []Event{{Type: Overflowed}} }
+
+// Path returns the cache's path.
+func (c *Cache) Path() string { return c.root }
+
+// Start loads the cache in the background and keeps it in sync until
+// Close; Initialized is closed once the first load is done.
+func (c *Cache) Start() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch c.state {
+	case started:
+		return ErrAlreadyStarted
+	case closed:
+		return ErrClosed
+	}
+	unwatch, err := c.client.AddWatchListener(c.root, c.notified)
+	if err != nil {
+		return err
+	}
+	unlisten, err := c.client.AddConnectionStateListener(c.connectionChanged)
+	if err != nil {
+		unwatch()
+		return err
+	}
+	c.unwatch, c.unlisten = unwatch, unlisten
+	ctx, cancel := context.WithCancel(context.Background())
+	c.stop = cancel
+	c.state = started
+	gen := c.q.newGeneration()
+	c.q.add(key{c.root, dataRead}, gen)
+	for range c.opts.workers {
+		c.wg.Add(1)
+		go c.work(ctx)
+	}
+	return nil
+}
+
+// Close stops the cache's goroutines, after delivering the events already
+// queued to the listeners. It removes nothing from ZooKeeper; the watches
+// the cache set stay until they fire.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	switch c.state {
+	case created:
+		c.mu.Unlock()
+		return ErrNotStarted
+	case closed:
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	c.state = closed
+	c.mu.Unlock()
+	c.unwatch()
+	c.unlisten()
+	c.stop()
+	c.wg.Wait()
+	c.listeners.Close()
+	return nil
+}
+
+// Initialized returns a channel closed once the first full load is done.
+func (c *Cache) Initialized() <-chan struct{} { return c.initialized }
+
+// IsStale reports whether the connection was suspended or lost and the
+// cache has not been read again since (Stale until Resynced).
+func (c *Cache) IsStale() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stale
+}
+
+// Listen registers fn to be told of every change, in order, from a
+// goroutine of the cache's own: never the client's, and a slow listener
+// delays only this cache's later events (see WithEventBuffer). remove
+// unregisters it.
+func (c *Cache) Listen(fn func(Event)) (remove func(), err error) {
+	if fn == nil {
+		return nil, fmt.Errorf("%w: nil listener", ErrInvalidArg)
+	}
+	return c.listeners.Add(fn), nil
+}
+
+// Get returns the cached node at path.
+func (c *Cache) Get(path string) (Node, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.nodes[path]
+	if e == nil {
+		return Node{}, false
+	}
+	return e.node, true
+}
+
+// Children returns the names of the cached children of path, sorted.
+func (c *Cache) Children(path string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.nodes[path]
+	if e == nil {
+		return nil
+	}
+	var names []string
+	for name := range e.children {
+		if c.nodes[framework.JoinPath(path, name)] != nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Len returns how many nodes the cache holds.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.nodes)
+}
+
+// Snapshot returns every cached node, sorted by path.
+func (c *Cache) Snapshot() []Node {
+	c.mu.Lock()
+	out := make([]Node, 0, len(c.nodes))
+	for _, e := range c.nodes {
+		out = append(out, e.node)
+	}
+	c.mu.Unlock()
+	slices.SortFunc(out, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// notified is the client's watch listener: it runs on the connection's
+// goroutine, so it only queues the read the notification calls for.
+func (c *Cache) notified(ev framework.WatchEvent) {
+	switch ev.Type {
+	case framework.EventNodeDataChanged, framework.EventNodeDeleted:
+		c.q.add(key{ev.Path, dataRead}, 0)
+	case framework.EventNodeChildrenChanged:
+		c.q.add(key{ev.Path, childrenRead}, 0)
+	case framework.EventNodeCreated:
+		c.q.add(key{ev.Path, dataRead}, 0)
+	}
+	// EventNotWatching: the session ended or the client closed; the
+	// connection state says which, and a resync follows a new session.
+}
+
+// connectionChanged marks the cache stale at an error state and reads
+// every node again after a reconnect or a new session.
+func (c *Cache) connectionChanged(s listener.ConnectionState) {
+	switch s {
+	case listener.Suspended, listener.Lost:
+		c.mu.Lock()
+		if c.state == started {
+			c.staleGen = c.q.current()
+			if !c.stale {
+				c.stale = true
+				c.listeners.Post(Event{Type: Stale})
+			}
+		}
+		c.mu.Unlock()
+	case listener.Reconnected:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.state != started {
+			return
+		}
+		gen := c.q.newGeneration()
+		c.q.add(key{c.root, dataRead}, gen)
+		for path, e := range c.nodes {
+			e.gone = nil // no read from before the resync can be applied over one made in it
+			c.q.add(key{path, dataRead}, gen)
+			if e.children != nil {
+				c.q.add(key{path, childrenRead}, gen)
+			}
+		}
+	}
+}
+
+// depthOf returns how many levels path is below the cache's root, or -1
+// if it is not under it.
+func (c *Cache) depthOf(path string) int {
+	switch {
+	case path == c.root:
+		return 0
+	case c.root == "/":
+		return strings.Count(path, "/")
+	case strings.HasPrefix(path, c.root+"/"):
+		return strings.Count(path[len(c.root):], "/")
+	}
+	return -1
+}

@@ -1,0 +1,164 @@
+package cache
+
+import (
+	"context"
+	"sync"
+)
+
+// kind is what a read of a node fetches.
+type kind uint8
+
+const (
+	dataRead     kind = iota // GetW: data and stat, with a data watch
+	childrenRead             // ChildrenW: the children's names, with a child watch
+)
+
+// key names one read.
+type key struct {
+	path string
+	kind kind
+}
+
+// taskState is where a read is.
+type taskState uint8
+
+const (
+	queued       taskState = iota
+	inFlight                 // being read
+	inFlightDirty            // being read, and asked for again since it was sent
+)
+
+type task struct {
+	gen   uint64 // the highest load generation that asked for it (0: a notification)
+	state taskState
+}
+
+// queue holds the reads to make. A read is queued at most once, and one
+// read of a key is in flight at most: asked for again while in flight, it
+// is made again once the first is applied, so the replies of one key are
+// applied in the order the server answered them.
+//
+// It also counts the reads of the current load generation (the first load,
+// or a resync): when none is left, the generation is complete. Reads that
+// a generation's reads ask for (a node's new children) belong to it too.
+type queue struct {
+	mu          sync.Mutex
+	tasks       map[key]*task
+	fifo        []key
+	cur         uint64 // the current generation
+	outstanding int    // reads of generation cur not yet applied
+	wake        chan struct{}
+}
+
+func newQueue() *queue {
+	return &queue{tasks: make(map[key]*task), wake: make(chan struct{}, 1)}
+}
+
+// add asks for the read k on behalf of generation gen (0: none).
+func (q *queue) add(k key, gen uint64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.addLocked(k, gen)
+}
+
+func (q *queue) addLocked(k key, gen uint64) {
+	t := q.tasks[k]
+	if t == nil {
+		q.tasks[k] = &task{gen: gen, state: queued}
+		q.fifo = append(q.fifo, k)
+		if gen == q.cur && gen != 0 {
+			q.outstanding++
+		}
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+		return
+	}
+	if t.state == inFlight {
+		t.state = inFlightDirty
+	}
+	if gen > t.gen {
+		if gen == q.cur && t.gen != q.cur {
+			q.outstanding++
+		}
+		t.gen = gen
+	}
+}
+
+// newGeneration starts a load generation and returns it.
+func (q *queue) newGeneration() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.cur++
+	q.outstanding = 0
+	return q.cur
+}
+
+// next waits for a read to make and marks it in flight.
+func (q *queue) next(ctx context.Context) (key, uint64, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.fifo) > 0 {
+			k := q.fifo[0]
+			q.fifo = q.fifo[1:]
+			t := q.tasks[k]
+			t.state = inFlight
+			q.mu.Unlock()
+			return k, t.gen, true
+		}
+		q.mu.Unlock()
+		select {
+		case <-q.wake:
+			q.mu.Lock()
+			if len(q.fifo) > 0 { // pass the wake-up on to another worker
+				select {
+				case q.wake <- struct{}{}:
+				default:
+				}
+			}
+			q.mu.Unlock()
+		case <-ctx.Done():
+			return key{}, 0, false
+		}
+	}
+}
+
+// done marks the read k applied. It reports the generation that became
+// complete with it, or 0.
+func (q *queue) done(k key) uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	t := q.tasks[k]
+	if t.state == inFlightDirty {
+		t.state = queued
+		q.fifo = append(q.fifo, k)
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+		return 0
+	}
+	delete(q.tasks, k)
+	if t.gen == q.cur && t.gen != 0 {
+		q.outstanding--
+		if q.outstanding == 0 {
+			return q.cur
+		}
+	}
+	return 0
+}
+
+// pending reports whether the read k is queued or in flight.
+func (q *queue) pending(k key) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.tasks[k] != nil
+}
+
+// current returns the current generation.
+func (q *queue) current() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.cur
+}

@@ -1,0 +1,239 @@
+package cache
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// work makes the queued reads until ctx ends. Each read sets its watch in
+// the same request, so no change falls between a read and its watch; the
+// watch's notification (see notified) queues the next read.
+func (c *Cache) work(ctx context.Context) {
+	defer c.wg.Done()
+	for {
+		k, gen, ok := c.q.next(ctx)
+		if !ok {
+			return
+		}
+		c.read(ctx, k, gen)
+		if g := c.q.done(k); g != 0 {
+			c.generationDone(g)
+		}
+	}
+}
+
+// read makes the read k and applies its reply. A read that fails is
+// dropped: it failed on the connection, and the resync that follows the
+// reconnect reads every node again.
+func (c *Cache) read(ctx context.Context, k key, gen uint64) {
+	if !c.tracked(k.path) {
+		return
+	}
+	var err error
+	switch k.kind {
+	case dataRead:
+		var data []byte
+		var stat *framework.Stat
+		data, stat, err = c.readData(ctx, k.path)
+		if err == nil {
+			c.applyData(k.path, data, stat, gen)
+		}
+	case childrenRead:
+		names, stat, _, cerr := c.client.ChildrenW(ctx, k.path)
+		if errors.Is(cerr, framework.ErrNoNode) {
+			cerr, stat = nil, nil
+		}
+		if err = cerr; err == nil {
+			c.applyChildren(k.path, names, stat, gen)
+		}
+	}
+	if err != nil && ctx.Err() == nil {
+		c.client.Logger().Debug("cache: a read failed; the next resync makes it again", "path", k.path, "err", err)
+	}
+}
+
+// readData reads a node's data and stat with a data watch; a missing node
+// has a nil stat. For the cache's own node, which may not exist yet, it
+// sets an existence watch instead, so its creation is seen.
+func (c *Cache) readData(ctx context.Context, path string) ([]byte, *framework.Stat, error) {
+	for {
+		data, stat, _, err := c.client.GetW(ctx, path)
+		if !errors.Is(err, framework.ErrNoNode) {
+			return data, stat, err
+		}
+		if path != c.root {
+			return nil, nil, nil
+		}
+		ok, _, _, err := c.client.ExistsW(ctx, path)
+		if err != nil || !ok {
+			return nil, nil, err
+		}
+		// Created between the two reads: read it again.
+	}
+}
+
+// tracked reports whether path is one the cache keeps: its own node, or a
+// child its listing of the parent holds, within the maximum depth.
+func (c *Cache) tracked(path string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.trackedLocked(path)
+}
+
+func (c *Cache) trackedLocked(path string) bool {
+	if c.state != started {
+		return false
+	}
+	if path == c.root {
+		return true
+	}
+	d := c.depthOf(path)
+	if d < 1 || d > c.opts.maxDepth {
+		return false
+	}
+	parent, name := framework.SplitPath(path)
+	pe := c.nodes[parent]
+	if pe == nil {
+		return false
+	}
+	_, ok := pe.children[name]
+	return ok
+}
+
+// applyData applies a read of path's data: stat nil if the node is gone.
+func (c *Cache) applyData(path string, data []byte, stat *framework.Stat, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.trackedLocked(path) {
+		return
+	}
+	old := c.nodes[path]
+	if stat == nil {
+		if old != nil {
+			c.removeLocked(old)
+		}
+		return
+	}
+	if path != c.root {
+		parent, name := framework.SplitPath(path)
+		pe := c.nodes[parent]
+		if pz, ok := pe.gone[name]; ok {
+			delete(pe.gone, name)
+			if stat.Czxid <= pz {
+				return // read before a listing that found the node deleted
+			}
+		}
+	}
+	if c.opts.withoutData {
+		data = nil
+	}
+	n := Node{Path: path, Data: data, Stat: *stat}
+	switch {
+	case old == nil:
+		c.addLocked(n, gen)
+	case old.node.Stat.Czxid != stat.Czxid:
+		if stat.Czxid < old.node.Stat.Czxid {
+			return // an older node of that name: a reply overtaken by a later one
+		}
+		c.removeLocked(old) // deleted and created again between two reads
+		c.addLocked(n, gen)
+	case stat.Mzxid > old.node.Stat.Mzxid:
+		prev := old.node
+		old.node = n
+		c.listeners.Post(Event{Type: Changed, Path: path, Node: n, Old: prev})
+	case stat.Mzxid == old.node.Stat.Mzxid && stat.Pzxid > old.node.Stat.Pzxid:
+		old.node.Stat = *stat // the children changed, not the data
+	}
+}
+
+// addLocked caches a node that came into being and asks for its children.
+func (c *Cache) addLocked(n Node, gen uint64) {
+	e := &entry{node: n, depth: c.depthOf(n.Path)}
+	c.nodes[n.Path] = e
+	c.listeners.Post(Event{Type: Created, Path: n.Path, Node: n})
+	if e.depth < c.opts.maxDepth {
+		c.q.add(key{n.Path, childrenRead}, gen)
+	}
+}
+
+// removeLocked drops e and every cached node below it, the deepest first,
+// each with a Deleted event.
+func (c *Cache) removeLocked(e *entry) {
+	for name := range e.children {
+		if ce := c.nodes[framework.JoinPath(e.node.Path, name)]; ce != nil {
+			c.removeLocked(ce)
+		}
+	}
+	delete(c.nodes, e.node.Path)
+	c.listeners.Post(Event{Type: Deleted, Path: e.node.Path, Old: e.node})
+}
+
+// applyChildren applies a listing of path's children: stat nil if the node
+// is gone.
+func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.nodes[path]
+	if c.state != started || e == nil || e.depth >= c.opts.maxDepth {
+		return
+	}
+	if stat == nil || stat.Czxid != e.node.Stat.Czxid {
+		// The node is gone, or is another node of that name: its data
+		// read says which, and lists its children again.
+		c.q.add(key{path, dataRead}, gen)
+		return
+	}
+	if e.children != nil && stat.Pzxid < e.pzxid {
+		return // overtaken by a later listing
+	}
+	e.pzxid = stat.Pzxid
+	next := make(map[string]struct{}, len(names))
+	for _, name := range names {
+		child := framework.JoinPath(path, name)
+		if c.opts.filter != nil && !c.opts.filter(child) {
+			continue
+		}
+		next[name] = struct{}{}
+		if _, had := e.children[name]; !had {
+			c.q.add(key{child, dataRead}, gen)
+		}
+	}
+	for name := range e.children {
+		if _, ok := next[name]; ok {
+			continue
+		}
+		child := framework.JoinPath(path, name)
+		if ce := c.nodes[child]; ce != nil {
+			c.removeLocked(ce)
+		}
+		if c.q.pending(key{child, dataRead}) {
+			if e.gone == nil {
+				e.gone = make(map[string]int64)
+			}
+			e.gone[name] = stat.Pzxid
+		}
+	}
+	e.children = next
+}
+
+// generationDone tells the listeners that a load is complete: the first
+// is Initialized, the later ones Resynced.
+func (c *Cache) generationDone(gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != started || gen != c.q.current() {
+		return
+	}
+	if gen > c.staleGen {
+		c.stale = false
+	}
+	select {
+	case <-c.initialized:
+		c.listeners.Post(Event{Type: Resynced})
+	default:
+		close(c.initialized)
+		c.listeners.Post(Event{Type: Initialized})
+	}
+}
