@@ -23,9 +23,9 @@ type key struct {
 type taskState uint8
 
 const (
-	queued       taskState = iota
-	inFlight                 // being read
-	inFlightDirty            // being read, and asked for again since it was sent
+	queued        taskState = iota
+	inFlight                // being read
+	inFlightDirty           // being read, and asked for again since it was sent
 )
 
 type task struct {
