@@ -189,6 +189,9 @@ func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat,
 		return // overtaken by a later listing
 	}
 	e.pzxid = stat.Pzxid
+	if stat.Mzxid == e.node.Stat.Mzxid && stat.Pzxid > e.node.Stat.Pzxid {
+		e.node.Stat = *stat // the same data; the children's fields are newer
+	}
 	next := make(map[string]struct{}, len(names))
 	for _, name := range names {
 		child := framework.JoinPath(path, name)
