@@ -94,6 +94,7 @@ func ExampleLeadership_Fence() {
 	if _, err := client.Create(ctx, "/config/owner", nil, framework.WithParents()); err != nil && !errors.Is(err, framework.ErrNodeExists) {
 		panic(err)
 	}
+	defer client.Delete(context.Background(), "/config", framework.WithChildren()) // leave nothing behind
 
 	latch, _ := leader.NewLatch(client, "/elections/config", leader.WithID("host-c"))
 	latch.Start()

@@ -1,0 +1,167 @@
+package cache_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/cache"
+)
+
+// A tree cache (Curator's CuratorCache or TreeCache) of a service's
+// configuration, with a listener that reacts to each change.
+func ExampleCache() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-cache")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client.Create(ctx, "/config/db/url", []byte("postgres://db1"), framework.WithParents())
+	defer client.Delete(context.Background(), "/config", framework.WithChildren()) // leave nothing behind
+
+	c, err := cache.New(client, "/config")
+	if err != nil {
+		panic(err)
+	}
+	changed := make(chan cache.Event, 16)
+	c.Listen(func(ev cache.Event) {
+		if ev.Type == cache.Changed {
+			changed <- ev
+		}
+	})
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	<-c.Initialized()
+	n, _ := c.Get("/config/db/url")
+	fmt.Printf("%s = %s\n", n.Path, n.Data)
+
+	client.Set(ctx, "/config/db/url", []byte("postgres://db2"), -1) // a publisher's write
+	ev := <-changed
+	fmt.Printf("%s: %s -> %s\n", ev.Path, ev.Old.Data, ev.Node.Data)
+	// Output:
+	// /config/db/url = postgres://db1
+	// /config/db/url: postgres://db1 -> postgres://db2
+}
+
+// One node (Curator's NodeCache): depth 0.
+func ExampleWithMaxDepth_node() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-nodecache")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client.Create(ctx, "/flags/dark-mode", []byte("on"), framework.WithParents())
+	defer client.Delete(context.Background(), "/flags", framework.WithChildren()) // leave nothing behind
+
+	c, _ := cache.New(client, "/flags/dark-mode", cache.WithMaxDepth(0))
+	c.Start()
+	defer c.Close()
+	<-c.Initialized()
+	n, ok := c.Get("/flags/dark-mode")
+	fmt.Println(ok, string(n.Data))
+	// Output: true on
+}
+
+// A node's children (Curator's PathChildrenCache): depth 1.
+func ExampleWithMaxDepth_children() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-childrencache")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client.Create(ctx, "/members/m1", []byte("10.0.0.1"), framework.WithParents())
+	client.Create(ctx, "/members/m2", []byte("10.0.0.2"), framework.WithParents())
+	defer client.Delete(context.Background(), "/members", framework.WithChildren()) // leave nothing behind
+
+	c, _ := cache.New(client, "/members", cache.WithMaxDepth(1))
+	c.Start()
+	defer c.Close()
+	<-c.Initialized()
+	for _, name := range c.Children("/members") {
+		n, _ := c.Get("/members/" + name)
+		fmt.Println(name, string(n.Data))
+	}
+	// Output:
+	// m1 10.0.0.1
+	// m2 10.0.0.2
+}
+
+// Kazoo's DataWatch: a function called now and on every change.
+func ExampleWatchData() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-datawatch")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	seen := make(chan string, 4)
+	w, err := cache.WatchData(ctx, client, "/config/limit", func(n cache.Node, exists bool) {
+		seen <- fmt.Sprintf("exists=%v data=%q", exists, n.Data)
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer w.Close()
+	defer client.Delete(context.Background(), "/config", framework.WithChildren()) // leave nothing behind
+	fmt.Println(<-seen) // called before WatchData returned: the node does not exist yet
+	client.Create(ctx, "/config/limit", []byte("100"), framework.WithParents())
+	fmt.Println(<-seen)
+	// Output:
+	// exists=false data=""
+	// exists=true data="100"
+}
+
+// Kazoo's ChildrenWatch.
+func ExampleWatchChildren() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-childrenwatch")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client.Create(ctx, "/workers/w1", nil, framework.WithParents())
+	defer client.Delete(context.Background(), "/workers", framework.WithChildren()) // leave nothing behind
+
+	seen := make(chan []string, 4)
+	w, err := cache.WatchChildren(ctx, client, "/workers", func(children []string, exists bool) {
+		seen <- children
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer w.Close()
+	fmt.Println(<-seen)
+	client.Create(ctx, "/workers/w2", nil)
+	fmt.Println(<-seen)
+	// Output:
+	// [w1]
+	// [w1 w2]
+}
