@@ -1,7 +1,7 @@
 // Command demo starts a throwaway ZooKeeper on a loopback port and shows
 // gocurator at work: connection states, a few operations, several
-// workers, each with its own session, passing one lock around, then a
-// leader failover.
+// workers, each with its own session, passing one lock around, a leader
+// failover, then config publish/subscribe with caches.
 //
 //	go run ./cmd/demo            (scripts/demo installs ZooKeeper first)
 package main
@@ -17,6 +17,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/recipes/cache"
 	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/retry"
@@ -105,7 +106,87 @@ func run(workers, rounds int) error {
 
 	// 4. A leader failover.
 	fmt.Println("\n== three candidates elect a leader at /elections/demo; the leader's session ends ==")
-	return failoverDemo(ctx, srv.ConnectString())
+	if err := failoverDemo(ctx, srv.ConnectString()); err != nil {
+		return err
+	}
+
+	// 5. Config publish/subscribe.
+	fmt.Println("\n== a publisher updates /config; three subscribers' caches follow ==")
+	return configDemo(ctx, client, srv.ConnectString())
+}
+
+// configDemo runs three subscribers, each a cache of /config on a session
+// of its own, while the publisher (client) creates, updates and deletes.
+func configDemo(ctx context.Context, publisher *framework.Client, connect string) error {
+	var print sync.Mutex
+	seen := make(chan struct{}, 64)
+	for i := range 3 {
+		c, err := newClient(connect)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if err := c.Start(); err != nil {
+			return err
+		}
+		sub, err := cache.New(c, "/config")
+		if err != nil {
+			return err
+		}
+		sub.Listen(func(ev cache.Event) {
+			if ev.Path != "/config/feature" {
+				return
+			}
+			print.Lock()
+			if ev.Type == cache.Deleted {
+				fmt.Printf("  subscriber %d: %-7v %s\n", i, ev.Type, ev.Path)
+			} else {
+				fmt.Printf("  subscriber %d: %-7v %s = %q\n", i, ev.Type, ev.Path, ev.Node.Data)
+			}
+			print.Unlock()
+			seen <- struct{}{}
+		})
+		if err := sub.Start(); err != nil {
+			return err
+		}
+		defer sub.Close()
+		<-sub.Initialized()
+	}
+	await := func() error { // every subscriber saw the change
+		for range 3 {
+			select {
+			case <-seen:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	steps := []struct {
+		what string
+		do   func() error
+	}{
+		{`create /config/feature = "off"`, func() error {
+			_, err := publisher.Create(ctx, "/config/feature", []byte("off"))
+			return err
+		}},
+		{`set /config/feature = "on"`, func() error {
+			_, err := publisher.Set(ctx, "/config/feature", []byte("on"), -1)
+			return err
+		}},
+		{`delete /config/feature`, func() error { return publisher.Delete(ctx, "/config/feature") }},
+	}
+	for _, s := range steps {
+		fmt.Println("publisher:", s.what)
+		if err := s.do(); err != nil {
+			return err
+		}
+		if err := await(); err != nil {
+			return err
+		}
+	}
+	fmt.Println("every subscriber followed; done.")
+	return nil
 }
 
 func lockDemo(ctx context.Context, connect string, workers, rounds int) error {
