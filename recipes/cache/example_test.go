@@ -127,7 +127,7 @@ func ExampleWatchData() {
 	}
 	defer w.Close()
 	defer client.Delete(context.Background(), "/config", framework.WithChildren()) // leave nothing behind
-	fmt.Println(<-seen) // called before WatchData returned: the node does not exist yet
+	fmt.Println(<-seen)                                                            // called before WatchData returned: the node does not exist yet
 	client.Create(ctx, "/config/limit", []byte("100"), framework.WithParents())
 	fmt.Println(<-seen)
 	// Output:
