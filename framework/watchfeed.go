@@ -93,7 +93,7 @@ func (c *Client) AddWatchListener(path string, fn func(WatchEvent)) (remove func
 		return nil, fmt.Errorf("%w: nil watch listener", ErrInvalidArg)
 	}
 	if err := ValidatePath(path, false); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: watch listener path: %w", ErrInvalidArg, err)
 	}
 	return c.watches.add(&watchSub{prefix: c.cfg.namespace.toServer(path), fn: fn}), nil
 }
