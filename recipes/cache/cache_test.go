@@ -1,14 +1,18 @@
 package cache_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/cache"
+	"github.com/gocurator/curator/recipestest"
 )
 
 // recorder collects a cache's events.
@@ -226,3 +230,52 @@ func sortedCopy(s []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestStartBeforeTheClientConnects: a cache started on a client that is
+// not started yet (its reads fail) loads once the client is connected, and
+// only then reports Initialized.
+func TestStartBeforeTheClientConnects(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	mustCreate(t, w, "/cfg/a", "1")
+	failed := make(chan struct{})
+	var once sync.Once
+	logger := slog.New(&onMessage{contains: "read failed on the connection", fn: func() { once.Do(func() { close(failed) }) }})
+	c, err := framework.New(server.ConnectString(), append(recipestest.ClientOptions(), framework.WithNamespace(ns), framework.WithLogger(logger))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	cc, r := startCache(t, c, "/cfg")
+	select {
+	case <-failed: // the first read failed
+	case ev := <-r.ch:
+		t.Fatalf("%s before the client started", describe(ev))
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got := r.until(t, cache.Initialized)
+	if strings.Join(sortedCopy(got[:len(got)-1]), ", ") != "Created /cfg/a=1, Created /cfg=" {
+		t.Fatalf("load after connecting: %v", got)
+	}
+	if cc.Len() != 2 {
+		t.Fatal(cc.Snapshot())
+	}
+}
+
+// onMessage is a slog handler that calls fn when a message contains a text.
+type onMessage struct {
+	contains string
+	fn       func()
+}
+
+func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
+func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, h.contains) {
+		h.fn()
+	}
+	return nil
+}
+func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *onMessage) WithGroup(string) slog.Handler      { return h }

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -17,19 +18,42 @@ func (c *Cache) work(ctx context.Context) {
 		if !ok {
 			return
 		}
-		c.read(ctx, k, gen)
+		if err := c.read(ctx, k, gen); err != nil && ctx.Err() == nil && retryable(err) {
+			// Failed on the connection: make it again once the connection
+			// is back (a load must not count a read it could not make).
+			c.client.Logger().Debug("cache: a read failed on the connection; it is made again once connected", "path", k.path, "err", err)
+			c.awaitConnection(ctx)
+			c.q.add(k, gen)
+		}
 		if g := c.q.done(k); g != 0 {
 			c.generationDone(g)
 		}
 	}
 }
 
-// read makes the read k and applies its reply. A read that fails is
-// dropped: it failed on the connection, and the resync that follows the
-// reconnect reads every node again.
-func (c *Cache) read(ctx context.Context, k key, gen uint64) {
+// retryable reports whether a read failed on the connection, and will
+// succeed once it is back.
+func retryable(err error) bool {
+	return errors.Is(err, framework.ErrConnectionLoss) || errors.Is(err, framework.ErrSessionExpired) || errors.Is(err, framework.ErrNotStarted)
+}
+
+// awaitConnection waits until the client is connected or ctx ends.
+func (c *Cache) awaitConnection(ctx context.Context) {
+	if c.client.BlockUntilConnected(ctx) != nil {
+		t := time.NewTimer(100 * time.Millisecond) // not started yet, or closed
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// read makes the read k and applies its reply, and returns the error of a
+// read that failed.
+func (c *Cache) read(ctx context.Context, k key, gen uint64) error {
 	if !c.tracked(k.path) {
-		return
+		return nil
 	}
 	var err error
 	switch k.kind {
@@ -49,9 +73,10 @@ func (c *Cache) read(ctx context.Context, k key, gen uint64) {
 			c.applyChildren(k.path, names, stat, gen)
 		}
 	}
-	if err != nil && ctx.Err() == nil {
-		c.client.Logger().Debug("cache: a read failed; the next resync makes it again", "path", k.path, "err", err)
+	if err != nil && ctx.Err() == nil && !retryable(err) {
+		c.client.Logger().Warn("cache: a read failed; the next resync makes it again", "path", k.path, "err", err)
 	}
+	return err
 }
 
 // readData reads a node's data and stat with a data watch; a missing node
