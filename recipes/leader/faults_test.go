@@ -518,53 +518,83 @@ func TestFaultPartitionedLeaderStepsDownBeforeItsSessionExpires(t *testing.T) {
 	}
 }
 
-// The server restarts (killed and started on its data) within the
-// sessions' timeout: every connection suspends, which ends the leader's
-// term under the Standard policy; its session and node survive, so the old
-// leader must delete that node before joining again, and p1 leads only then.
-// One server for both kinds: one restart.
+// The server restarts (killed and started on its data), on one server for
+// both kinds:
+//
+//   - within the sessions' timeout: every connection suspends, which ends
+//     the leader's term under the Standard policy; its session and node
+//     survive, so the old leader must delete that node before joining
+//     again, and p1 leads only then;
+//   - after the clients have declared their sessions Lost (Curator's rule:
+//     Suspended for the session timeout): the server brings the sessions
+//     back with fresh timeouts, and the clients end them, as Curator does,
+//     so every participant joins again on a new session, and no stale node
+//     of an old session leads (Curator 5.4's CURATOR-696).
 func TestFaultServerRestart(t *testing.T) {
 	recipestest.LeakCheck(t)
 	srv := recipestest.StartServer(t, zkharness.WithSessionTimeouts(400*time.Millisecond, 20*time.Second))
-	es := make([]*faultElection, len(faultKinds))
-	sessions := make([][]int64, len(faultKinds))
-	for k, kind := range faultKinds {
-		ns := recipestest.Namespace(t) + "-" + kind.name
-		var cs []*framework.Client
-		for range 3 {
-			c := recipestest.NewClient(t, srv.Addr(), framework.WithNamespace(ns), framework.WithSessionTimeout(10*time.Second))
-			cs = append(cs, c)
-			sessions[k] = append(sessions[k], c.SessionID())
-		}
-		es[k] = startFaultElection(t, kind, recipestest.NewClient(t, srv.Addr(), framework.WithNamespace(ns)), cs...)
-	}
-	if err := srv.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	for k, kind := range faultKinds {
-		t.Run(kind.name, func(t *testing.T) {
-			e := es[k]
-			first := e.log.term(t, "p0", 0)
-			e.log.checkedTerm(t, "p1", 0)
-			mustEnd(t, first, framework.ErrConnectionLoss)
-			e.settle(t)
-			for i, m := range e.members {
-				if m.client.SessionID() != sessions[k][i] {
-					t.Fatalf("%s's session did not survive the restart: the test proves less than it says", m.id)
+	for _, phase := range []struct {
+		name    string
+		timeout time.Duration // the clients' session timeout
+		lost    bool          // the restart waits until every client has declared its session Lost
+	}{
+		{"within the session timeout", 10 * time.Second, false},
+		{"beyond the session timeout", time.Second, true},
+	} {
+		t.Run(phase.name, func(t *testing.T) {
+			es := make([]*faultElection, len(faultKinds))
+			sessions := make([][]int64, len(faultKinds))
+			for k, kind := range faultKinds {
+				ns := recipestest.Namespace(t) + "-" + kind.name
+				var cs []*framework.Client
+				for range 3 {
+					c := recipestest.NewClient(t, srv.Addr(), framework.WithNamespace(ns), framework.WithSessionTimeout(phase.timeout))
+					cs = append(cs, c)
+					sessions[k] = append(sessions[k], c.SessionID())
+				}
+				es[k] = startFaultElection(t, kind, recipestest.NewClient(t, srv.Addr(), framework.WithNamespace(ns)), cs...)
+			}
+			if err := srv.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if phase.lost {
+				for _, e := range es {
+					for _, m := range e.members {
+						awaitState(t, m.client, listener.Lost)
+					}
 				}
 			}
-			e.closeAll(t)
+			if err := srv.Restart(); err != nil {
+				t.Fatal(err)
+			}
+			for k, kind := range faultKinds {
+				t.Run(kind.name, func(t *testing.T) {
+					e := es[k]
+					first := e.log.term(t, "p0", 0)
+					if !phase.lost {
+						e.log.checkedTerm(t, "p1", 0)
+					} else { // the participants join again in any order
+						e.log.await(t, "a second term", func(terms []faultTerm) bool { return len(terms) > 1 && terms[len(terms)-1].checked })
+					}
+					mustEnd(t, first, framework.ErrConnectionLoss)
+					e.settle(t)
+					for i, m := range e.members {
+						if survived := m.client.SessionID() == sessions[k][i]; survived == phase.lost {
+							t.Fatalf("%s's session survived the restart: %v; want %v", m.id, survived, !phase.lost)
+						}
+					}
+					e.closeAll(t)
+				})
+			}
 		})
 	}
 }
 
 // The leader of a 3-member ensemble is killed: every connection suspends
 // while the others elect a new leader, the election's leader's term ends,
-// and once the quorum serves again it leaves and joins again; p1 leads
-// only after that. One ensemble for both kinds.
+// and once the quorum serves again (the sessions survive) it deletes its
+// node and joins again; p1 leads only after that. One ensemble for both
+// kinds.
 func TestFaultEnsembleLeaderKilled(t *testing.T) {
 	recipestest.LeakCheck(t)
 	ens, err := zkharness.StartEnsemble(3, zkharness.WithSessionTimeouts(400*time.Millisecond, 20*time.Second))
@@ -573,11 +603,14 @@ func TestFaultEnsembleLeaderKilled(t *testing.T) {
 	}
 	t.Cleanup(func() { ens.Close() })
 	es := make([]*faultElection, len(faultKinds))
+	sessions := make([][]int64, len(faultKinds))
 	for k, kind := range faultKinds {
 		ns := recipestest.Namespace(t) + "-" + kind.name
 		var cs []*framework.Client
 		for range 3 {
-			cs = append(cs, recipestest.NewClient(t, ens.ConnectString(), framework.WithNamespace(ns), framework.WithSessionTimeout(10*time.Second)))
+			c := recipestest.NewClient(t, ens.ConnectString(), framework.WithNamespace(ns), framework.WithSessionTimeout(10*time.Second))
+			cs = append(cs, c)
+			sessions[k] = append(sessions[k], c.SessionID())
 		}
 		es[k] = startFaultElection(t, kind, recipestest.NewClient(t, ens.ConnectString(), framework.WithNamespace(ns)), cs...)
 	}
@@ -595,6 +628,11 @@ func TestFaultEnsembleLeaderKilled(t *testing.T) {
 			e.log.checkedTerm(t, "p1", 0)
 			mustEnd(t, first, framework.ErrConnectionLoss)
 			e.settle(t)
+			for i, m := range e.members {
+				if m.client.SessionID() != sessions[k][i] {
+					t.Fatalf("%s's session did not survive the failover: the test proves less than it says", m.id)
+				}
+			}
 			e.closeAll(t)
 		})
 	}
