@@ -773,10 +773,10 @@ func TestFaultCloseWhileDisconnected(t *testing.T) {
 				proxy.DropAll()
 				<-changed // Suspended
 				// Under the Standard policy the term ended at Suspended: a
-				// Close that comes after does not change why it ended. (Err
-				// is not asked before Close here: asking it settles the
-				// loss, and the race Close must win would be gone.)
-				if _, session := pc.policy.(listener.SessionErrorPolicy); session {
+				// Close that comes after must not change why it ended. (Err
+				// is not asked before Close here: asking it records the loss
+				// at once, and the race this looks for would be gone.)
+				if _, lasts := pc.policy.(listener.SessionErrorPolicy); lasts {
 					if err := first.l.Err(); err != nil {
 						t.Fatalf("the term's Err once Suspended, under the Session policy: %v", err)
 					}
