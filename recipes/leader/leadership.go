@@ -3,6 +3,7 @@ package leader
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
@@ -17,6 +18,9 @@ type Leadership struct {
 	end     context.CancelCauseFunc
 	ending  chan error    // the recipe ends the term (capacity 1)
 	stopped chan struct{} // closed when watch has returned
+
+	mu    sync.Mutex
+	cause error // why the term ended, once decided; it never changes after
 }
 
 // newLeadership begins the term of hold and starts the goroutine that ends
@@ -32,14 +36,31 @@ func newLeadership(hold *locks.Hold, closing <-chan struct{}) *Leadership {
 
 func (l *Leadership) watch(lost, closing <-chan struct{}) {
 	defer close(l.stopped)
+	var cause error
 	select {
 	case <-lost:
-		l.end(lossError(l.hold.Err()))
+		cause = lossError(l.hold.Err())
 	case <-closing:
-		l.end(ErrClosed)
-	case err := <-l.ending:
-		l.end(err)
+		cause = ErrClosed
+	case cause = <-l.ending:
 	}
+	l.end(l.decide(cause))
+}
+
+// decide records why the term ended and returns it: cause, unless a reason
+// was recorded already (Err saw a loss) or the hold has been lost (the
+// client entered an error state before the recipe ended the term, which
+// ended it then). So Err never changes its answer.
+func (l *Leadership) decide(cause error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cause == nil {
+		if err := l.hold.Err(); err != nil {
+			cause = lossError(err)
+		}
+		l.cause = cause
+	}
+	return l.cause
 }
 
 // interrupt ends the term with cause, unless it has ended already; it does
@@ -79,15 +100,21 @@ func (l *Leadership) Context() context.Context { return l.ctx }
 // wrapping ErrLost (and the loss's cause, such as
 // framework.ErrSessionExpired), ErrClosed, ErrInterrupted or ErrResigned.
 // It reports a loss to an error state as soon as the client has seen that
-// state, even before Done is closed.
+// state, even before Done is closed; a term lost so is not made closed,
+// interrupted or resigned by what the recipe does later. Once it has
+// returned an error it returns that error from then on.
 func (l *Leadership) Err() error {
 	if l.ctx.Err() != nil {
 		return context.Cause(l.ctx)
 	}
-	if err := l.hold.Err(); err != nil {
-		return lossError(err)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cause == nil {
+		if err := l.hold.Err(); err != nil {
+			l.cause = lossError(err)
+		}
 	}
-	return nil
+	return l.cause
 }
 
 // Node returns the path of the term's node.
