@@ -38,29 +38,58 @@ type departure struct {
 
 // One election of three Go and three Curator 5.4 participants (Debian's
 // jars), for the Latch against LeaderLatch and the Selector against
-// LeaderSelector. They join alternately, Java first; then the leaders leave
-// in turn, by Close, by a killed JVM, by an expired Go session (that
-// participant joins again at the back) and by a Go client closed under its
-// recipe. Throughout, every leader does a marker check (an ephemeral node of
-// its own in a shared directory, then a listing) so that two leaders at once
-// are seen. After each change every remaining participant, Go's and Java's,
-// must report the same participants in the same order (Participants and
-// getParticipants), the same leader (Leader and getLeader), and only the
-// leader must say it leads and be seen acting; the election's nodes must be
-// Curator's: named as Curator names them, holding the participant's id, in
-// the order of their sequence numbers, owned by the participant's current
-// session.
+// LeaderSelector. They join alternately (a Java peer first for the latch, a
+// Go one for the selector); then the leaders leave in turn, by Close, by a
+// killed JVM, by an expired Go session (that participant joins again at the
+// back) and by a Go client closed under its recipe. Throughout, every leader
+// does a marker check (an ephemeral node of its own in a shared directory,
+// then a listing) so that two leaders at once are seen. After each change
+// every remaining participant, Go's and Java's, must report the same
+// participants in the same order (Participants and getParticipants), the
+// same leader (Leader and getLeader), and only the leader must say it leads
+// and be seen acting; the election's nodes must be Curator's: named as
+// Curator names them, holding the participant's id, in the order of their
+// sequence numbers, owned by the participant's current session. At the end
+// the election's parent, made by the first to join, must be a container.
 func TestInteropWithCurator(t *testing.T) {
 	classes := t.TempDir()
 	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "LeaderPeer.java")).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s\n(Curator comes from: apt-get install -y libcurator-recipes-java)", err, out)
 	}
-	for _, kind := range []string{"latch", "selector"} {
-		t.Run(kind, func(t *testing.T) {
+	for _, tc := range []interopCase{
+		{"latch", true, []departure{
+			{"java-0", "close"},
+			{"go-0", "expire"},
+			{"java-1", "kill"},
+			{"go-1", "close"},
+			{"java-2", "kill"},
+			{"go-2", "crash"},
+			{"go-0", "close"}, // back at the head after its session expired
+		}},
+		{"selector", false, []departure{
+			{"go-0", "expire"},
+			{"java-0", "close"},
+			{"go-1", "close"},
+			{"java-1", "kill"},
+			{"go-2", "crash"},
+			{"java-2", "kill"},
+			{"go-0", "close"},
+		}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
 			t.Parallel() // mostly waiting: for JVMs, for killed peers' sessions to expire
-			runInteropElection(t, classes, kind)
+			runInteropElection(t, classes, tc)
 		})
 	}
+}
+
+// interopCase is one election of the interop test: which recipe, which side
+// joins first (and so makes the election's parent node, a container), and
+// the order in which the leaders leave.
+type interopCase struct {
+	kind      string
+	javaFirst bool
+	plan      []departure
 }
 
 // interopElection is the test's model of the election: the live
@@ -72,7 +101,8 @@ type interopElection struct {
 	marks map[string]int64 // each participant's marker checks at the last settle
 }
 
-func runInteropElection(t *testing.T, classes, kind string) {
+func runInteropElection(t *testing.T, classes string, tc interopCase) {
+	kind := tc.kind
 	begin := time.Now()
 	ctx := ctxT(t)
 	rec := newLeaderLog()
@@ -107,9 +137,13 @@ func runInteropElection(t *testing.T, classes, kind string) {
 	}
 	t.Logf("%s: JVMs ready after %v", kind, time.Since(begin).Round(time.Millisecond))
 
-	// They join one at a time, alternately, a Java peer first.
+	// They join one at a time, alternately.
 	for i := range 3 {
-		for _, m := range []interopPeer{javas[i], gos[i]} {
+		pair := []interopPeer{javas[i], gos[i]}
+		if !tc.javaFirst {
+			pair[0], pair[1] = pair[1], pair[0]
+		}
+		for _, m := range pair {
 			switch m := m.(type) {
 			case *javaMember:
 				if _, err := m.call(ctx, "JOIN"); err != nil {
@@ -127,16 +161,7 @@ func runInteropElection(t *testing.T, classes, kind string) {
 	}
 	e.settle(t, "all six joined")
 
-	plan := []departure{
-		{"java-0", "close"},
-		{"go-0", "expire"},
-		{"java-1", "kill"},
-		{"go-1", "close"},
-		{"java-2", "kill"},
-		{"go-2", "crash"},
-		{"go-0", "close"}, // back at the head after its session expired
-	}
-	for _, d := range plan {
+	for _, d := range tc.plan {
 		if len(e.queue) == 0 || e.queue[0].ID() != d.id {
 			t.Fatalf("the plan has %s lead, the queue is %v", d.id, e.ids())
 		}
@@ -173,6 +198,13 @@ func runInteropElection(t *testing.T, classes, kind string) {
 		t.Logf("%s: %s's %s settled in %v", kind, d.id, d.how, time.Since(step).Round(time.Millisecond))
 	}
 
+	// The election's parent was a container, made by the first to join: the
+	// server reaps it now that it is empty.
+	recipestest.Eventually(t, "the empty election's container to be reaped", func() (bool, string) {
+		ok, _, err := e.admin.Exists(ctx, interopElectionPath)
+		return err == nil && !ok, fmt.Sprint(ok, err)
+	})
+
 	// Each Java peer led, and said so: its claims were checked for a stale
 	// node.
 	for _, j := range javas {
@@ -193,8 +225,12 @@ func runInteropElection(t *testing.T, classes, kind string) {
 	for _, s := range firstFew(failures) {
 		t.Errorf("double leader %s", s)
 	}
-	t.Logf("%s: %d double leaders failing the test, %d of Curator's CURATOR-696 counted apart, %d stale Java claims; %v in all",
-		kind, len(failures), len(javaCaused), len(stale), time.Since(begin).Round(time.Millisecond))
+	var checks int64
+	for _, n := range e.marks {
+		checks += n
+	}
+	t.Logf("%s: at least %d marker checks by the leaders; %d double leaders failing the test, %d of Curator's CURATOR-696 counted apart, %d stale Java claims; %v in all",
+		kind, checks, len(failures), len(javaCaused), len(stale), time.Since(begin).Round(time.Millisecond))
 }
 
 // firstFew keeps a failure's log short: one double leader is usually seen
