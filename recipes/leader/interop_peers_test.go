@@ -210,8 +210,10 @@ type javaMember struct {
 	exited  chan struct{}
 	rec     *leaderLog
 
-	mu  sync.Mutex
-	log strings.Builder // everything it printed, stderr too
+	mu     sync.Mutex
+	log    strings.Builder // what it printed but its views, stderr too
+	events []string        // its lines other than answers
+	grew   chan struct{}   // closed and replaced when events grows
 }
 
 // javaSession is the Java peers' session timeout: a killed peer's node lasts
@@ -219,11 +221,11 @@ type javaMember struct {
 // machine does not expire a live peer.
 const javaSession = 2 * time.Second
 
-func startJavaMember(t *testing.T, classes, ns, kind, id string, rec *leaderLog) *javaMember {
+func startJavaMember(t *testing.T, classes, connect, ns, kind, id string, rec *leaderLog) *javaMember {
 	t.Helper()
 	cmd := exec.Command("java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classes+":"+curatorJar, "LeaderPeer",
-		server.ConnectString(), ns, kind, interopElectionPath, interopMarkerDir, id, strconv.Itoa(int(javaSession.Milliseconds())))
-	j := &javaMember{id: id, cmd: cmd, ready: make(chan string, 1), replies: make(chan string, 16), exited: make(chan struct{}), rec: rec}
+		connect, ns, kind, interopElectionPath, interopMarkerDir, id, strconv.Itoa(int(javaSession.Milliseconds())))
+	j := &javaMember{id: id, cmd: cmd, ready: make(chan string, 1), replies: make(chan string, 16), exited: make(chan struct{}), rec: rec, grew: make(chan struct{})}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -260,24 +262,55 @@ func (j *javaMember) read(stdout io.Reader) {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
+		word, rest, _ := strings.Cut(line, " ")
+		if strings.HasPrefix(line, "VIEW\t") { // many: not logged
+			j.replies <- line
+			continue
+		}
 		j.mu.Lock()
 		j.log.WriteString(line + "\n")
 		j.mu.Unlock()
-		switch word, rest, _ := strings.Cut(line, " "); {
-		case word == "READY":
-			j.ready <- rest
-		case word == "VIOLATION":
-			j.rec.javaSaw(line)
-		case word == "LEADING":
-			j.rec.javaLeading(j.id, rest)
-		case word == "NOTLEADING":
-		case word == "ERR" && strings.HasPrefix(rest, "marker "):
-			// the marker thread's: logged only
-		default: // VIEW, JOINED, CLOSED, a command's ERR
+		if line == "JOINED" || line == "CLOSED" || (word == "ERR" && !strings.HasPrefix(rest, "marker ")) {
 			j.replies <- line
+			continue
+		}
+		j.mu.Lock()
+		j.events = append(j.events, line)
+		close(j.grew)
+		j.grew = make(chan struct{})
+		j.mu.Unlock()
+		switch word {
+		case "READY":
+			j.ready <- rest
+		case "VIOLATION":
+			j.rec.javaSaw(line)
+		case "LEADING":
+			j.rec.javaLeading(j.id, rest)
 		}
 	}
 	_ = j.cmd.Wait()
+}
+
+// awaitEvent waits for a line of the peer's, other than an answer, that
+// matches, and returns it.
+func (j *javaMember) awaitEvent(ctx context.Context, what string, match func(line string) bool) (string, error) {
+	for seen := 0; ; {
+		j.mu.Lock()
+		events, grew := j.events, j.grew
+		j.mu.Unlock()
+		for ; seen < len(events); seen++ {
+			if match(events[seen]) {
+				return events[seen], nil
+			}
+		}
+		select {
+		case <-grew:
+		case <-j.exited:
+			return "", fmt.Errorf("Java peer %s exited before %s", j.id, what)
+		case <-ctx.Done():
+			return "", fmt.Errorf("Java peer %s: no %s: %w", j.id, what, ctx.Err())
+		}
+	}
 }
 
 func (j *javaMember) output() string {

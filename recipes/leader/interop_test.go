@@ -81,6 +81,10 @@ func TestInteropWithCurator(t *testing.T) {
 			runInteropElection(t, classes, tc)
 		})
 	}
+	t.Run("latch-stale-node", func(t *testing.T) {
+		t.Parallel()
+		runStaleLatch(t, classes)
+	})
 }
 
 // interopCase is one election of the interop test: which recipe, which side
@@ -116,7 +120,7 @@ func runInteropElection(t *testing.T, classes string, tc interopCase) {
 	// The JVMs start together while the Go clients connect.
 	javas := make([]*javaMember, 3)
 	for i := range javas {
-		javas[i] = startJavaMember(t, classes, ns, kind, fmt.Sprintf("java-%d", i), rec)
+		javas[i] = startJavaMember(t, classes, server.ConnectString(), ns, kind, fmt.Sprintf("java-%d", i), rec)
 	}
 	gos := make([]*goMember, 3)
 	for i := range gos {

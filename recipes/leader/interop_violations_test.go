@@ -197,13 +197,17 @@ func (r *leaderLog) javaLeading(id, rest string) {
 		r.bad = append(r.bad, fmt.Sprintf("%s: LEADING %q", id, rest))
 		return
 	}
-	if f[0] == "-" {
-		return // a selector: no node to check
-	}
-	if f[1] != f[2] {
+	if isStaleClaim("LEADING " + rest) { // never a selector's: it names no node
 		r.stale = append(r.stale, fmt.Sprintf("%s led with %s, owned by %s, its session %s", id, f[0], f[1], f[2]))
 		r.staleIDs[id] = true
 	}
+}
+
+// sightingCount returns how many double leaders have been seen so far.
+func (r *leaderLog) sightingCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.sightings)
 }
 
 // claims returns the LEADING lines of each Java peer.
@@ -236,14 +240,14 @@ func (r *leaderLog) verdict(isJava func(id string) bool) (failures, javaCaused [
 		if known {
 			ev := s.String()
 			for _, id := range in {
-				ev += fmt.Sprintf("; %s's claims of leadership (electionNode, its owner, %s's session): %v", id, id, r.leadings[id])
+				ev += fmt.Sprintf("; %s's claims of leadership (node, its owner, %s's session): %v", id, id, r.leadings[id])
 			}
 			javaCaused = append(javaCaused, ev)
 			continue
 		}
 		why := "caused by the Go side"
 		if !slices.ContainsFunc(in, func(id string) bool { return !isJava(id) }) {
-			why = "of a Java peer with no stale electionNode (not CURATOR-696: Curator and Go disagree)"
+			why = "of a Java peer with no stale node (not CURATOR-696: Curator and Go disagree)"
 		}
 		ev := fmt.Sprintf("%s, intruders %v: %v", why, in, s)
 		for _, id := range in {

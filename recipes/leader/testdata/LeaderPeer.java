@@ -24,7 +24,9 @@
 // each time leadership begins (path: the latch's node and its ephemeral owner,
 // "-" for a selector or a node gone) and "NOTLEADING" when a selector's term
 // ends, so a latch claiming leadership with a node of an earlier session
-// (CURATOR-696, Curator 5.4.0 to 5.6) shows up.
+// (CURATOR-696, Curator 5.4.0 to 5.6) shows up. It prints
+// "STATE <connection state> <session>" at each change of Curator's
+// connection state.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -67,6 +69,7 @@ public class LeaderPeer {
                 .connectionTimeoutMs(5000)
                 .retryPolicy(new ExponentialBackoffRetry(50, 10))
                 .build();
+        client.getConnectionStateListenable().addListener((c, state) -> out("STATE " + state + " " + session()));
         client.start();
         client.blockUntilConnected();
         switch (mode) {
