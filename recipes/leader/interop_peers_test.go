@@ -221,10 +221,16 @@ type javaMember struct {
 // machine does not expire a live peer.
 const javaSession = 2 * time.Second
 
+// startJavaMember starts a LeaderPeer with a session of javaSession.
 func startJavaMember(t *testing.T, classes, connect, ns, kind, id string, rec *leaderLog) *javaMember {
 	t.Helper()
+	return startJavaMemberSession(t, classes, connect, ns, kind, id, javaSession, rec)
+}
+
+func startJavaMemberSession(t *testing.T, classes, connect, ns, kind, id string, session time.Duration, rec *leaderLog) *javaMember {
+	t.Helper()
 	cmd := exec.Command("java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classes+":"+curatorJar, "LeaderPeer",
-		connect, ns, kind, interopElectionPath, interopMarkerDir, id, strconv.Itoa(int(javaSession.Milliseconds())))
+		connect, ns, kind, interopElectionPath, interopMarkerDir, id, strconv.Itoa(int(session.Milliseconds())))
 	j := &javaMember{id: id, cmd: cmd, ready: make(chan string, 1), replies: make(chan string, 16), exited: make(chan struct{}), rec: rec, grew: make(chan struct{})}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

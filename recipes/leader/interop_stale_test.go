@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/zkharness"
 )
@@ -126,4 +127,78 @@ func runStaleLatch(t *testing.T, classes string) {
 func isStaleClaim(line string) bool {
 	f := strings.Fields(line)
 	return len(f) == 4 && f[0] == "LEADING" && f[1] != "-" && f[2] != f[3]
+}
+
+// runRevivedGoSession is runStaleLatch's mirror: the Go latch leads, a
+// Curator LeaderLatch with a session longer than the outage waits behind it,
+// and the server is stopped until the Go client gives its session up (Lost),
+// then restarted, which revives that session with a fresh timeout. The Go
+// side must not do what Curator 5.4 does: its client ends the revived
+// session, so its old node goes at once, the Java latch leads, and the Go
+// latch joins again behind it, with no double leader.
+func runRevivedGoSession(t *testing.T, classes string) {
+	begin := time.Now()
+	ctx := ctxT(t)
+	srv, err := zkharness.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	rec := newLeaderLog()
+	ns := recipestest.Namespace(t)
+	e := &interopElection{kind: "latch", marks: map[string]int64{}}
+	e.admin = recipestest.NewClient(t, srv.ConnectString(), framework.WithNamespace(ns), framework.WithSessionTimeout(20*time.Second))
+	if _, err := e.admin.Create(ctx, interopMarkerDir, nil); err != nil {
+		t.Fatal(err)
+	}
+	java := startJavaMemberSession(t, classes, srv.ConnectString(), ns, "latch", "java-0", 20*time.Second, rec)
+	c := recipestest.NewClient(t, srv.ConnectString(), framework.WithNamespace(ns), framework.WithSessionTimeout(1500*time.Millisecond))
+	g := newGoMember(t, c, "latch", "go-0", rec)
+	g.join(t)
+	e.queue = append(e.queue, g)
+	recipestest.Eventually(t, "the Go latch's node", func() (bool, string) {
+		nodes, err := e.nodes(ctx)
+		return err == nil && len(nodes) == 1, fmt.Sprint(nodes, err)
+	})
+	if err := java.awaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := java.call(ctx, "JOIN"); err != nil {
+		t.Fatal(err)
+	}
+	e.queue = append(e.queue, java)
+	e.settle(t, "the Go latch leading, the Java one behind it")
+	oldSession := c.SessionID()
+
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st, changed := c.StateChanged()
+		if st == listener.Lost {
+			break
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("the Go client never gave its session up; it is %v", st)
+		}
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	e.queue = []interopPeer{java, g}
+	e.settle(t, "the Java latch leading, the Go one behind it with a new session")
+	if c.SessionID() == oldSession {
+		t.Fatalf("the Go client still has its revived session %#x", oldSession)
+	}
+
+	failures, javaCaused, stale, bad := rec.verdict(func(id string) bool { return strings.HasPrefix(id, "java-") })
+	for _, s := range append(bad, stale...) {
+		t.Errorf("unexpected: %s", s)
+	}
+	for _, s := range firstFew(append(failures, javaCaused...)) {
+		t.Errorf("double leader %s", s)
+	}
+	t.Logf("revived Go session: %d double leaders; %v in all", len(failures)+len(javaCaused), time.Since(begin).Round(time.Millisecond))
 }

@@ -85,6 +85,10 @@ func TestInteropWithCurator(t *testing.T) {
 		t.Parallel()
 		runStaleLatch(t, classes)
 	})
+	t.Run("latch-revived-go-session", func(t *testing.T) {
+		t.Parallel()
+		runRevivedGoSession(t, classes)
+	})
 }
 
 // interopCase is one election of the interop test: which recipe, which side
