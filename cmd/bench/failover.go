@@ -66,7 +66,7 @@ type leadEvent struct {
 // election is one run's queue of participants and its leader bookkeeping.
 type election struct {
 	e     env
-	el    elector
+	im    elector
 	path  string
 	obs   *zkSession // the harness's own session: it lists the queue, uncounted
 	led   chan leadEvent
@@ -93,7 +93,7 @@ func runFailover(e env, im elector, n int, limit time.Duration) result {
 		return r
 	}
 	defer obs.close()
-	el := &election{e: e, el: im, path: "/bench/" + im.name + "/failover", obs: obs.(*zkSession),
+	el := &election{e: e, im: im, path: "/bench/" + im.name + "/failover", obs: obs.(*zkSession),
 		led: make(chan leadEvent, 16), leading: map[int]bool{}}
 	defer el.closeAll()
 	ensureDir(el.obs.conn, el.path)
@@ -159,7 +159,7 @@ func (el *election) fill() error {
 func (el *election) join() error {
 	id := el.next
 	el.next++
-	p, err := el.el.join(el.e.addr, el.path, id, func() { el.onLead(id) })
+	p, err := el.im.join(el.e.addr, el.path, id, func() { el.onLead(id) })
 	if err != nil {
 		return err
 	}
