@@ -53,9 +53,17 @@ func (s *goSession) close()                      { s.c.Close() }
 
 func (curatorGo) name() string { return "gocurator" }
 
-func (curatorGo) connect(addr string) (session, error) {
+func (curatorGo) connect(addr string) (session, error) { return connectGo(addr, nil) }
+
+// connectGo opens a gocurator session; wrap, if not nil, wraps its
+// counted dialer.
+func connectGo(addr string, wrap func(framework.Dialer) framework.Dialer) (session, error) {
 	cnt := zkharness.NewCounter()
-	c, err := framework.New(addr, framework.WithDialer(cnt.Dialer(nil)), framework.WithSessionTimeout(10*time.Second),
+	dial := cnt.Dialer(nil)
+	if wrap != nil {
+		dial = wrap(dial)
+	}
+	c, err := framework.New(addr, framework.WithDialer(dial), framework.WithSessionTimeout(10*time.Second),
 		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(10*time.Millisecond, 10)))
 	if err != nil {
 		return nil, err
@@ -127,9 +135,19 @@ func (quietLogger) Printf(string, ...any) {}
 // connectZK opens a bare go-zookeeper session. With buffered set its
 // connection reads through a buffer, as gocurator's client does.
 func connectZK(addr string, buffered bool) (session, error) {
+	return connectZKWith(addr, buffered, nil)
+}
+
+// connectZKWith is connectZK with wrap, if not nil, around its counted
+// dialer.
+func connectZKWith(addr string, buffered bool, wrap func(framework.Dialer) framework.Dialer) (session, error) {
 	cnt := zkharness.NewCounter()
 	sent := make(chan struct{}, 1)
-	dial := signalCreates(sent, cnt.Dialer(net.DialTimeout))
+	dial := cnt.Dialer(net.DialTimeout)
+	if wrap != nil {
+		dial = wrap(dial)
+	}
+	dial = signalCreates(sent, dial)
 	if buffered {
 		dial = bufferReads(dial)
 	}

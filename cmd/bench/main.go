@@ -1,9 +1,12 @@
 // Command bench measures the lock recipes against go-zookeeper's zk.Lock,
 // the bare-call floor of Curator's protocol, Apache Curator (Java) and Kazoo
-// (Python), on one ZooKeeper server in one run.
+// (Python), on one ZooKeeper server in one run; and, with --workloads
+// failover, leader election's failover time against the floor, Curator's
+// LeaderSelector and LeaderLatch and Kazoo's Election.
 //
-//	go run ./bench                       # a throwaway server on loopback
-//	go run ./bench --connect 127.0.0.1:2181 --duration 5s --out results.jsonl
+//	go run ./cmd/bench                       # a throwaway server on loopback
+//	go run ./cmd/bench --connect 127.0.0.1:2181 --duration 5s --out results.jsonl
+//	go run ./cmd/bench --workloads failover --failovers 400 --fsync=false
 //
 // It prints a table and writes one JSON line per implementation × workload.
 // docs/performance.md explains the figures.
@@ -32,8 +35,9 @@ func main() {
 	duration := flag.Duration("duration", 3*time.Second, "time per throughput workload")
 	out := flag.String("out", "bench-results.jsonl", "JSON lines output file")
 	only := flag.String("impls", "gocurator,floor,floor-serial,zk.Lock,curator,kazoo", "implementations to run")
-	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run")
+	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run (and failover, leader election's, on request)")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
+	failovers := flag.Int("failovers", 300, "changes of leader the failover workload measures per implementation (the Go ones split them over --rounds turns)")
 	fsync := flag.Bool("fsync", true, "the throwaway server fsyncs its transaction log (ZooKeeper's default)")
 	testServer := flag.Bool("test-server", false, "the throwaway server's JVM runs as in the tests (quick to start, C1 JIT only, serial GC, containers reaped every 100ms) instead of as ZooKeeper ships it")
 	warmup := flag.Duration("warmup", 2*time.Second, "unrecorded run of each workload before it is measured, per Go implementation")
@@ -51,7 +55,7 @@ func main() {
 	}
 	o := options{connect: *connect, fsync: *fsync, testServer: *testServer, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
 		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes)}
-	e := env{duration: *duration, noCancel: *noCancel, peerWarmup: *peerWarmup}
+	e := env{duration: *duration, noCancel: *noCancel, peerWarmup: *peerWarmup, failovers: *failovers}
 	if err := run(e, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		pprof.StopCPUProfile()
@@ -83,6 +87,9 @@ func run(e env, o options) error {
 		if size, err := strconv.Atoi(n); err != nil || size < 1 {
 			return fmt.Errorf("--herd %q: want positive numbers", n)
 		}
+	}
+	if e.failovers < 1 {
+		return fmt.Errorf("--failovers %d: want a positive number", e.failovers)
 	}
 	connect, only := o.connect, o.only
 	if connect == "" {
@@ -178,6 +185,11 @@ func run(e env, o options) error {
 				}
 			}
 		}
+		if w == "failover" {
+			for _, r := range runFailovers(e, o, peersOn) {
+				emit(r)
+			}
+		}
 		if w == "memory" {
 			for _, im := range goImpls {
 				emit(runMemory(e, im, 1000))
@@ -246,6 +258,9 @@ func summary(r result) string {
 		return "error: " + r.Error
 	}
 	s := fmt.Sprintf("%.0f cycles/s", r.CyclesPerSec)
+	if r.Workload == "failover" {
+		s = fmt.Sprintf("%d changes of leader, failover p50 %.0f µs, p99 %.0f µs", r.Cycles, r.FailoverP50us, r.FailoverP99us)
+	}
 	if r.Notes != "" {
 		s += " (" + r.Notes + ")"
 	}
@@ -254,6 +269,18 @@ func summary(r result) string {
 
 // printTable prints every result, with each figure's ratio to the floor's.
 func printTable(rs []result) {
+	var failovers []result
+	rs = slices.DeleteFunc(slices.Clone(rs), func(r result) bool {
+		if r.Workload == "failover" {
+			failovers = append(failovers, r)
+			return true
+		}
+		return false
+	})
+	defer printFailovers(failovers)
+	if len(rs) == 0 {
+		return
+	}
 	floorOf := map[string]result{}
 	for _, r := range rs {
 		if r.Impl == "floor" {
@@ -298,4 +325,46 @@ func printOver(rs []result) {
 		}
 		fmt.Printf("%s: gocurator over, median of rounds [95 %% CI]: %s\n", r.Workload, strings.Join(parts, ", "))
 	}
+}
+
+// printFailovers prints the failover workload's results, each percentile
+// with its ratio to the floor's.
+func printFailovers(rs []result) {
+	if len(rs) == 0 {
+		return
+	}
+	var floor result
+	for _, r := range rs {
+		if r.Impl == "floor" {
+			floor = r
+		}
+	}
+	ratio := func(x, f float64) string {
+		if x <= 0 || f <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.2f×", x/f)
+	}
+	fmt.Println()
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "failover\timpl\tchanges\tp50 µs\tp99 µs\tp50 vs floor\tp99 vs floor\tclose call p50 µs\tfrom wire p50 µs\tfrom wire p99 µs\tnotified→led p50 µs\tnotified→led p99 µs\treq/change (client)\treq/change (server)\tnotif/change\tviolations\t")
+	for _, r := range rs {
+		if r.Error != "" {
+			fmt.Fprintf(tw, "failover\t%s\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Impl, r.Error)
+			continue
+		}
+		client, notif, wire50, wire99, not50, not99 := "–", "–", "–", "–", "–", "–"
+		if r.ClientReqs > 0 {
+			client, notif = fmt.Sprintf("%.2f", r.ClientReqs), fmt.Sprintf("%.2f", r.NotifPerRel)
+		}
+		if r.WireP50us > 0 {
+			wire50, wire99 = fmt.Sprintf("%.0f", r.WireP50us), fmt.Sprintf("%.0f", r.WireP99us)
+		}
+		if r.NotifiedP50us > 0 {
+			not50, not99 = fmt.Sprintf("%.0f", r.NotifiedP50us), fmt.Sprintf("%.0f", r.NotifiedP99us)
+		}
+		fmt.Fprintf(tw, "failover\t%s\t%d\t%.0f\t%.0f\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", r.Impl, r.Cycles, r.FailoverP50us, r.FailoverP99us,
+			ratio(r.FailoverP50us, floor.FailoverP50us), ratio(r.FailoverP99us, floor.FailoverP99us), r.CloseP50us, wire50, wire99, not50, not99, client, r.ServerReqs, notif, r.Violations)
+	}
+	tw.Flush()
 }

@@ -52,19 +52,24 @@ func runCurator(e env, workload string, herdSizes []string) []result {
 	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join(peerDir(), "CuratorBench.java")).CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("javac: %v: %s", err, out))
 	}
-	java := func(name string, args ...string) []result { // name: the workload, as an error reports it
+	javaAs := func(impl, name string, args ...string) []result { // impl and name: the row an error reports
 		warmup := "-Dbench.warmupMs=" + strconv.FormatInt(e.peerWarmup.Milliseconds(), 10)
-		return peerResults(e, "curator", name, "java", append([]string{"-Xss512k", warmup, "-cp", classes + ":" + curatorJar, "CuratorBench", e.addr}, args...)...)
+		return peerResults(e, impl, name, "java", append([]string{"-Xss512k", warmup, "-cp", classes + ":" + curatorJar, "CuratorBench", e.addr}, args...)...)
 	}
+	java := func(name string, args ...string) []result { return javaAs("curator", name, args...) }
 	ms := strconv.FormatInt(e.duration.Milliseconds(), 10)
-	if workload != "herd" {
-		return java(workload, workload, ms)
+	switch workload {
+	case "herd":
+		var rs []result
+		for _, n := range herdSizes {
+			rs = append(rs, java("herd-"+n, "herd", ms, n)...)
+		}
+		return rs
+	case "failover": // LeaderSelector, then LeaderLatch
+		n := strconv.Itoa(e.failovers)
+		return append(java(workload, workload, ms, n, "selector"), javaAs("curator-latch", workload, workload, ms, n, "latch")...)
 	}
-	var rs []result
-	for _, n := range herdSizes {
-		rs = append(rs, java("herd-"+n, "herd", ms, n)...)
-	}
-	return rs
+	return java(workload, workload, ms)
 }
 
 // debianPython is the interpreter Debian's python3-kazoo is installed for
@@ -77,6 +82,9 @@ func runKazoo(e env, workload string, herdSizes []string) []result {
 	}
 	script := filepath.Join(peerDir(), "kazoo_bench.py")
 	ms := strconv.FormatInt(e.duration.Milliseconds(), 10)
+	if workload == "failover" {
+		return peerResults(e, "kazoo", workload, debianPython, script, e.addr, workload, ms, strconv.Itoa(e.failovers))
+	}
 	if workload != "herd" {
 		return peerResults(e, "kazoo", workload, debianPython, script, e.addr, workload, ms)
 	}

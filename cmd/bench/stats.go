@@ -48,8 +48,17 @@ func merge(a, b result) result {
 	if a.handoffs != nil || b.handoffs != nil {
 		a.handoffs = append(a.handoffs, b.handoffs...)
 		a.HandoffP50us, a.HandoffP99us = percentile(a.handoffs, 50), percentile(a.handoffs, 99)
-	} else { // a peer reports percentiles only: weigh each round's by its cycles
+	} else if a.failovers == nil && b.failovers == nil { // a peer reports percentiles only: weigh each round's by its cycles
 		a.HandoffP50us, a.HandoffP99us = perCycle(a.HandoffP50us, b.HandoffP50us), perCycle(a.HandoffP99us, b.HandoffP99us)
+	}
+	if a.failovers != nil || b.failovers != nil {
+		a.failovers, a.closes = append(a.failovers, b.failovers...), append(a.closes, b.closes...)
+		a.FailoverP50us, a.FailoverP99us = percentile(a.failovers, 50), percentile(a.failovers, 99)
+		a.CloseP50us = percentile(a.closes, 50)
+		a.fromWire = append(a.fromWire, b.fromWire...)
+		a.WireP50us, a.WireP99us = percentile(a.fromWire, 50), percentile(a.fromWire, 99)
+		a.fromNotified = append(a.fromNotified, b.fromNotified...)
+		a.NotifiedP50us, a.NotifiedP99us = percentile(a.fromNotified, 50), percentile(a.fromNotified, 99)
 	}
 	for _, n := range strings.Split(b.Notes, "; ") {
 		if n != "" && !strings.Contains(a.Notes, n) {

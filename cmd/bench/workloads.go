@@ -22,6 +22,13 @@ type result struct {
 	CyclesPerSec   float64           `json:"cycles_per_sec"`
 	HandoffP50us   float64           `json:"handoff_p50_us,omitempty"`
 	HandoffP99us   float64           `json:"handoff_p99_us,omitempty"`
+	FailoverP50us  float64           `json:"failover_p50_us,omitempty"` // failover: from the leader's close to the next leader's start (a cycle is a change of leader)
+	FailoverP99us  float64           `json:"failover_p99_us,omitempty"`
+	CloseP50us     float64           `json:"close_p50_us,omitempty"`         // failover: how long the leader's close call took
+	WireP50us      float64           `json:"failover_wire_p50_us,omitempty"` // failover from the leader's closeSession written to the wire (Go only)
+	WireP99us      float64           `json:"failover_wire_p99_us,omitempty"`
+	NotifiedP50us  float64           `json:"notified_to_leader_p50_us,omitempty"` // failover: from the next leader's notification read off its connection to its start (Go only)
+	NotifiedP99us  float64           `json:"notified_to_leader_p99_us,omitempty"`
 	ClientReqs     float64           `json:"client_requests_per_cycle"`
 	ServerReqs     float64           `json:"server_requests_per_cycle"`
 	Violations     int64             `json:"violations"`
@@ -45,7 +52,11 @@ type result struct {
 	Date           string            `json:"date,omitempty"`
 	Error          string            `json:"error,omitempty"`
 
-	handoffs []time.Duration // raw, for merging rounds
+	handoffs     []time.Duration // raw, for merging rounds
+	failovers    []time.Duration
+	closes       []time.Duration
+	fromWire     []time.Duration
+	fromNotified []time.Duration
 }
 
 // env is what a workload needs from the harness.
@@ -55,6 +66,7 @@ type env struct {
 	received   func() int64  // the server's Received counter
 	noCancel   bool          // acquire with context.Background(), not a cancellable context
 	peerWarmup time.Duration // the Java peer's unrecorded run before each measured one
+	failovers  int           // changes of leader per implementation in the failover workload
 }
 
 // contention runs n clients, each looping acquire → section → release for

@@ -1,7 +1,8 @@
 // CuratorBench runs the harness's workloads with Apache Curator and prints
 // one JSON line per workload, in the Go harness's format.
 //
-// Usage: CuratorBench <connect> <workload> <durationMs> [herdWaiters]
+// Usage: CuratorBench <connect> <workload> <durationMs> [herdWaiters | failovers selector|latch]
+// (and CuratorBench <connect> failover-worker <selector|latch> <path>: the failover's second JVM)
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -9,11 +10,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.io.Closeable;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
@@ -27,6 +38,10 @@ public class CuratorBench {
     public static void main(String[] a) throws Exception {
         connect = a[0];
         String workload = a[1];
+        if (workload.equals("failover-worker")) { // started by Failover: <connect> failover-worker <kind> <path>
+            failoverWorker(a[2], a[3]);
+            System.exit(0);
+        }
         long duration = Long.parseLong(a[2]);
         String base = "/bench/curator/" + workload;
         switch (workload) {
@@ -35,6 +50,7 @@ public class CuratorBench {
             case "semaphore": contention(workload, 8, duration, base, "semaphore", 3); break;
             case "rwlock": contention(workload, 8, duration, base, "rwlock", 1); break;
             case "herd": herd(Integer.parseInt(a[3]), base + "-" + a[3]); break;
+            case "failover": new Failover(a[4], base + "-" + a[4]).run(Integer.parseInt(a[3])); break;
             default: throw new IllegalArgumentException(workload);
         }
         System.exit(0);
@@ -149,6 +165,241 @@ public class CuratorBench {
                 + "\"drain_seconds\":%.3f,\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"violations\":0,"
                 + "\"notes\":\"notifications not counted for Java\"}%n",
             waiters, waiters + 1, waiters, waiters, secs, waiters / secs, secs, (double) srv / waiters);
+    }
+
+    // Failover keeps a standing queue of QUEUE participants (a LeaderSelector whose takeLeadership waits, or a
+    // LeaderLatch with a listener), each with its own client; each change closes the leader's client and times,
+    // from the start of the close, until the next participant's takeLeadership or isLeader starts. Then a new
+    // participant joins at the back. As the Go harness's failover workload (cmd/bench/failover.go).
+    //
+    // Participants alternate between this JVM and a worker JVM (FailoverWorker), so that a leader and the next
+    // one never share a JVM: ZooKeeper 3.8.0's client holds a JVM-wide monitor (a ZooKeeper.States constant)
+    // while the send thread of a closing client sleeps 100 ms in its cleanup, and every other client of the JVM
+    // blocks on it at its next request; separate processes, as real participants are, do not share it. Both
+    // JVMs stamp with System.nanoTime, which on Linux is CLOCK_MONOTONIC, one clock for the machine (checked at
+    // the start).
+    static final class Failover {
+        static final int QUEUE = 3;
+        static final long SETTLE_MS = 20; // quiet time after a change (before counting) and after a join
+        final String kind, path;
+        final BlockingQueue<long[]> led = new LinkedBlockingQueue<>(); // {participant, nanoTime}
+        final Set<Integer> leading = new HashSet<>(); // led, session open; guarded by itself
+        long violations;
+        int next;
+        final Members local;
+        Worker worker;
+
+        Failover(String kind, String path) {
+            this.kind = kind;
+            this.path = path;
+            local = new Members(kind, path, this::onLead);
+        }
+
+        void onLead(int id, long at) {
+            synchronized (leading) {
+                if (!leading.isEmpty()) violations++;
+                leading.add(id);
+            }
+            led.add(new long[]{id, at});
+        }
+
+        long awaitLeader(int id) throws Exception {
+            long[] ev = led.poll(30, TimeUnit.SECONDS);
+            if (ev == null) throw new IllegalStateException("participant " + id + " did not lead within 30 s");
+            if (ev[0] != id) throw new IllegalStateException("participant " + ev[0] + " leads, want " + id);
+            return ev[1];
+        }
+
+        // join starts participant id (even ids here, odd ones in the worker) and waits until its node is there.
+        void join(CuratorFramework observer, List<Integer> queue) throws Exception {
+            int id = next++;
+            if (id % 2 == 0) local.join(id); else worker.call("join " + id);
+            queue.add(id);
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (observer.getChildren().forPath(path).size() != queue.size()) {
+                if (System.nanoTime() > deadline) throw new IllegalStateException("participant " + id + " did not join");
+                Thread.sleep(1);
+            }
+            Thread.sleep(SETTLE_MS);
+        }
+
+        // close closes participant id's client and returns {start of the close, its duration}, in nanoseconds.
+        long[] close(int id) throws Exception {
+            synchronized (leading) { leading.remove(id); }
+            if (id % 2 == 0) return local.close(id);
+            String[] r = worker.call("close " + id).split(" ");
+            return new long[]{Long.parseLong(r[1]), Long.parseLong(r[2])};
+        }
+
+        void stop(int id) throws Exception {
+            if (id % 2 == 0) local.stop(id); else worker.call("stop " + id);
+        }
+
+        void run(int count) throws Exception {
+            worker = new Worker(kind, path, this::onLead);
+            CuratorFramework observer = client();
+            observer.create().orSetData().creatingParentsIfNeeded().forPath(path);
+            long warmupMs = Long.getLong("bench.warmupMs", 0L);
+            if (warmupMs > 0) changes(observer, Integer.MAX_VALUE, System.nanoTime() + warmupMs * 1_000_000L, false);
+            changes(observer, count, Long.MAX_VALUE, true);
+            observer.close();
+            worker.quit();
+        }
+
+        void changes(CuratorFramework observer, int count, long until, boolean report) throws Exception {
+            List<Integer> queue = new ArrayList<>();
+            List<Long> failovers = new ArrayList<>(), closes = new ArrayList<>();
+            long srv = 0, start = System.nanoTime();
+            while (queue.size() < QUEUE) join(observer, queue);
+            awaitLeader(queue.get(0));
+            for (int i = 0; i < count && System.nanoTime() < until; i++) {
+                int old = queue.get(0), nxt = queue.get(1);
+                long srv0 = received();
+                long[] c = close(old); // returns once the close call has: the old JVM's stall is over
+                closes.add(c[1]);
+                failovers.add(awaitLeader(nxt) - c[0]);
+                Thread.sleep(SETTLE_MS);
+                srv += received() - srv0 - 1; // the second srvr query counts itself
+                stop(old);
+                queue.remove(0);
+                while (queue.size() < QUEUE) join(observer, queue);
+            }
+            for (int i = queue.size() - 1; i >= 0; i--) { // from the back: nobody takes over
+                close(queue.get(i));
+                stop(queue.get(i));
+            }
+            synchronized (leading) { leading.clear(); }
+            led.clear();
+            if (!report) return;
+            double secs = (System.nanoTime() - start) / 1e9;
+            int n = failovers.size();
+            Collections.sort(failovers);
+            Collections.sort(closes);
+            System.out.printf("{\"impl\":\"%s\",\"workload\":\"failover\",\"clients\":%d,\"cycles\":%d,\"seconds\":%.3f,\"cycles_per_sec\":%.1f,"
+                    + "\"failover_p50_us\":%.0f,\"failover_p99_us\":%.0f,\"close_p50_us\":%.0f,\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,"
+                    + "\"violations\":%d,\"notes\":\"%s; consecutive leaders in two JVMs; client-side requests not counted for Java\"}%n",
+                kind.equals("selector") ? "curator" : "curator-latch", QUEUE, n, secs, n / secs, pct(failovers, 50), pct(failovers, 99), pct(closes, 50),
+                (double) srv / Math.max(1, n), violations, kind.equals("selector") ? "LeaderSelector" : "LeaderLatch");
+        }
+    }
+
+    interface LeadListener { void led(int id, long nanoTime); }
+
+    // Members are the participants one JVM runs, by id.
+    static final class Members {
+        final String kind, path;
+        final LeadListener onLead;
+        final java.util.Map<Integer, Member> byId = new java.util.HashMap<>();
+
+        Members(String kind, String path, LeadListener onLead) { this.kind = kind; this.path = path; this.onLead = onLead; }
+
+        final class Member {
+            final CuratorFramework client;
+            final CountDownLatch resign = new CountDownLatch(1);
+            final Closeable recipe;
+
+            Member(int id) throws Exception {
+                client = client();
+                if (kind.equals("selector")) {
+                    LeaderSelector s = new LeaderSelector(client, path, new LeaderSelectorListenerAdapter() {
+                        @Override public void takeLeadership(CuratorFramework c) throws Exception {
+                            onLead.led(id, System.nanoTime());
+                            resign.await();
+                        }
+                    });
+                    s.setId("p" + id);
+                    s.start();
+                    recipe = s;
+                } else {
+                    LeaderLatch l = new LeaderLatch(client, path, "p" + id);
+                    l.addListener(new LeaderLatchListener() {
+                        @Override public void isLeader() { onLead.led(id, System.nanoTime()); }
+                        @Override public void notLeader() {}
+                    });
+                    l.start();
+                    recipe = l;
+                }
+            }
+        }
+
+        void join(int id) throws Exception { byId.put(id, new Member(id)); }
+
+        long[] close(int id) {
+            Member m = byId.get(id);
+            long t0 = System.nanoTime();
+            m.client.close();
+            return new long[]{t0, System.nanoTime() - t0};
+        }
+
+        // stop ends what is left of a participant once its client is closed.
+        void stop(int id) {
+            Member m = byId.remove(id);
+            m.resign.countDown();
+            try { m.recipe.close(); } catch (Exception | Error e) { /* its client is closed */ }
+        }
+    }
+
+    // Worker is the failover's second JVM, driven line by line: "join N", "close N", "stop N" are answered
+    // "ok", "closed <start> <duration>", "ok"; "led N <nanoTime>" lines come whenever a participant leads.
+    static final class Worker {
+        final Process proc;
+        final java.io.PrintWriter in;
+        final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
+
+        Worker(String kind, String path, LeadListener onLead) throws Exception {
+            String javaBin = java.nio.file.Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+            proc = new ProcessBuilder(javaBin, "-Xss512k", "-cp", System.getProperty("java.class.path"), "CuratorBench", connect, "failover-worker", kind, path)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            in = new java.io.PrintWriter(proc.getOutputStream(), true);
+            java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8));
+            Thread reader = new Thread(() -> {
+                try {
+                    for (String line; (line = out.readLine()) != null; ) {
+                        if (line.startsWith("led ")) {
+                            String[] f = line.split(" ");
+                            onLead.led(Integer.parseInt(f[1]), Long.parseLong(f[2]));
+                        } else replies.add(line);
+                    }
+                } catch (java.io.IOException e) { /* the worker ended */ }
+                replies.add("ended");
+            });
+            reader.setDaemon(true);
+            reader.start();
+            long before = System.nanoTime();
+            long t = Long.parseLong(call("clock").split(" ")[1]);
+            if (t < before || t > System.nanoTime()) throw new IllegalStateException("the worker JVM's nanoTime is not this one's clock");
+        }
+
+        String call(String cmd) throws Exception {
+            in.println(cmd);
+            String r = replies.poll(60, TimeUnit.SECONDS);
+            if (r == null || r.equals("ended")) throw new IllegalStateException("the failover worker did not answer " + cmd);
+            return r;
+        }
+
+        void quit() throws Exception {
+            in.close();
+            proc.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    // failoverWorker is the worker JVM's main loop (see Worker).
+    static void failoverWorker(String kind, String path) throws Exception {
+        Object out = new Object();
+        java.util.function.Consumer<String> say = line -> { synchronized (out) { System.out.println(line); System.out.flush(); } };
+        Members members = new Members(kind, path, (id, at) -> say.accept("led " + id + " " + at));
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            String[] f = line.split(" ");
+            switch (f[0]) {
+                case "clock": say.accept("clock " + System.nanoTime()); break;
+                case "join": members.join(Integer.parseInt(f[1])); say.accept("ok"); break;
+                case "close": { long[] c = members.close(Integer.parseInt(f[1])); say.accept("closed " + c[0] + " " + c[1]); break; }
+                case "stop": members.stop(Integer.parseInt(f[1])); say.accept("ok"); break;
+                default: throw new IllegalArgumentException(line);
+            }
+        }
+        for (int id : new ArrayList<>(members.byId.keySet())) { members.close(id); members.stop(id); }
     }
 
     static double pct(List<Long> sorted, int p) {

@@ -1,6 +1,6 @@
 """Runs the harness's workloads with Kazoo and prints one JSON line each.
 
-Usage: kazoo_bench.py <connect> <workload> <durationMs> [herdWaiters]
+Usage: kazoo_bench.py <connect> <workload> <durationMs> [herdWaiters | failovers]
 
 Kazoo's locks follow their own protocol (close to Curator's for the mutex;
 its semaphore is different). Its read-write lock can deadlock (kazoo#649):
@@ -9,6 +9,7 @@ acquires here time out after 10 s and such a run is reported, not hidden.
 import json
 import logging
 import os
+import queue
 import socket
 import sys
 import threading
@@ -17,6 +18,7 @@ import traceback
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import LockTimeout
+from kazoo.recipe.election import Election
 from kazoo.recipe.lock import Lock, ReadLock, Semaphore, WriteLock
 
 logging.basicConfig(level=logging.CRITICAL)
@@ -152,6 +154,113 @@ def herd(connect, waiters):
         c.close()
 
 
+FAILOVER_QUEUE = 3
+FAILOVER_SETTLE = 0.020  # quiet time after a change (before counting) and after a join
+
+
+def failover(connect, count):
+    """A standing queue of Elections, each with its own client; each change
+    stops the leader's client and times, from the start of the stop, until
+    the next participant's leadership function starts. Then a new participant
+    joins at the back. As the Go harness's failover workload."""
+    path = "/bench/kazoo/failover"
+    observer = client(connect)
+    observer.ensure_path(path)
+    led = queue.Queue()
+    leading = set()  # led, session open
+    mu = threading.Lock()
+    state = {"violations": 0, "next": 0}
+
+    class Participant(object):
+        def __init__(self):
+            self.id = state["next"]
+            state["next"] += 1
+            self.client = client(connect)
+            self.resign = threading.Event()
+            self.election = Election(self.client, path, "p%d" % self.id)
+            self.thread = threading.Thread(target=self.run, daemon=True)
+            self.thread.start()
+
+        def lead(self):
+            at = time.monotonic_ns()
+            with mu:
+                if leading:
+                    state["violations"] += 1
+                leading.add(self.id)
+            led.put((self.id, at))
+            self.resign.wait()
+
+        def run(self):
+            try:
+                self.election.run(self.lead)
+            except Exception:
+                pass  # its client was stopped
+
+        def close(self):
+            with mu:
+                leading.discard(self.id)
+            t0 = time.monotonic_ns()
+            self.client.stop()
+            return t0, time.monotonic_ns() - t0
+
+        def stop(self):
+            self.resign.set()
+            self.election.cancel()
+            self.thread.join(10)
+            self.client.close()
+
+    def await_leader(pid):
+        try:
+            got, at = led.get(timeout=30)
+        except queue.Empty:
+            raise RuntimeError("participant %d did not lead within 30 s" % pid)
+        if got != pid:
+            raise RuntimeError("participant %d leads, want %d" % (got, pid))
+        return at
+
+    def join(q):
+        q.append(Participant())
+        deadline = time.monotonic() + 30
+        while len(observer.get_children(path)) != len(q):
+            if time.monotonic() > deadline:
+                raise RuntimeError("a participant did not join")
+            time.sleep(0.001)
+        time.sleep(FAILOVER_SETTLE)
+
+    q = []
+    failovers, closes, srv = [], [], 0
+    start = time.monotonic()
+    while len(q) < FAILOVER_QUEUE:
+        join(q)
+    await_leader(q[0].id)
+    for _ in range(count):
+        old, nxt = q[0], q[1]
+        srv0 = received(connect)
+        t0, dur = old.close()
+        closes.append(dur)
+        failovers.append(await_leader(nxt.id) - t0)
+        time.sleep(FAILOVER_SETTLE)
+        srv += received(connect) - srv0 - 1  # the second srvr query counts itself
+        old.stop()
+        q.pop(0)
+        while len(q) < FAILOVER_QUEUE:
+            join(q)
+    for p in reversed(q):  # from the back: nobody takes over
+        p.close()
+        p.stop()
+    secs = time.monotonic() - start
+    failovers.sort()
+    closes.sort()
+    n = len(failovers)
+    print(json.dumps({"impl": "kazoo", "workload": "failover", "clients": FAILOVER_QUEUE, "cycles": n, "seconds": secs,
+                      "cycles_per_sec": n / secs, "failover_p50_us": pct(failovers, 50), "failover_p99_us": pct(failovers, 99),
+                      "close_p50_us": pct(closes, 50), "client_requests_per_cycle": 0,
+                      "server_requests_per_cycle": srv / max(1, n), "violations": state["violations"],
+                      "notes": "Election; client-side requests not counted for Python"}))
+    observer.stop()
+    observer.close()
+
+
 def main():
     connect, workload, duration = sys.argv[1], sys.argv[2], int(sys.argv[3]) / 1000.0
     if workload == "mutex-uncontended":
@@ -164,6 +273,8 @@ def main():
         contention(connect, workload, 8, duration, "rwlock", 1)
     elif workload == "herd":
         herd(connect, int(sys.argv[4]))
+    elif workload == "failover":
+        failover(connect, int(sys.argv[4]))
     else:
         raise SystemExit("unknown workload " + workload)
 
