@@ -165,9 +165,13 @@ func (l *Latch) Leadership() *Leadership {
 }
 
 // Await waits until the latch leads and returns the term (Curator's
-// await). It returns ctx's error when ctx ends, ErrClosed once the latch is
+// await). It returns ctx's error when ctx ends (at once if it has ended
+// already, even while the latch leads), ErrClosed once the latch is
 // closed, and ErrNotStarted before Start.
 func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for {
 		l.mu.Lock()
 		state, t, changed := l.state, l.term, l.changed

@@ -172,36 +172,44 @@ func (s *Selector) Close() error {
 func (s *Selector) run(ctx context.Context) {
 	defer close(s.stopped)
 	var stale string
-	for pause := time.Duration(0); ; {
-		if !s.awaitQueued(ctx) || !sleep(ctx, pause) {
+	for s.awaitQueued(ctx) {
+		hold, ok := s.join(ctx, &stale)
+		if !ok {
 			return
 		}
-		if err := s.client.BlockUntilConnected(ctx); err != nil {
-			if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
-				return
-			}
-			pause = nextPause(pause)
-			continue
-		}
-		if stale != "" && !removeStale(ctx, s.client, stale) {
-			pause = nextPause(pause)
-			continue
-		}
-		stale = ""
-		hold, err := s.li.AcquireHold(ctx, false)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			s.client.Logger().Warn("leader selector: joining the election failed", "path", s.li.Dir(), "err", err)
-			pause = nextPause(pause)
-			continue
-		}
-		pause = 0
 		s.lead(ctx, hold)
 		if !release(ctx, hold) {
 			stale = hold.Path()
 		}
+	}
+}
+
+// join queues for one term and waits for it, trying again after errors
+// until ctx ends; it reports false then. stale is the node of an ended term
+// that may still need deleting.
+func (s *Selector) join(ctx context.Context, stale *string) (*locks.Hold, bool) {
+	for pause := time.Duration(0); ; pause = nextPause(pause) {
+		if !sleep(ctx, pause) {
+			return nil, false
+		}
+		if err := s.client.BlockUntilConnected(ctx); err != nil {
+			if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
+				return nil, false
+			}
+			continue
+		}
+		if *stale != "" && !removeStale(ctx, s.client, *stale) {
+			continue
+		}
+		*stale = ""
+		hold, err := s.li.AcquireHold(ctx, false)
+		if err == nil {
+			return hold, true
+		}
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		s.client.Logger().Warn("leader selector: joining the election failed", "path", s.li.Dir(), "err", err)
 	}
 }
 

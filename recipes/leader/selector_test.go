@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/leader"
+	"github.com/gocurator/curator/recipestest"
 )
 
 // term is one call of a leadership function, as the test sees it.
@@ -173,3 +176,48 @@ func TestSelectorInterruptAndClose(t *testing.T) {
 		t.Fatalf("after Close the election has %v, %v", kids, err)
 	}
 }
+
+// TestSelectorJoinsAgainAfterAFailedJoin: a join the server refuses (no
+// create permission on the election's node) is tried again until it works.
+func TestSelectorJoinsAgainAfterAFailedJoin(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	c := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	if _, err := c.Create(ctxT(t), "/election", nil, framework.WithACL(framework.WorldACL(framework.PermRead|framework.PermAdmin))); err != nil {
+		t.Fatal(err)
+	}
+	refused := make(chan struct{})
+	var once sync.Once
+	logger := slog.New(&onMessage{contains: "joining the election failed", fn: func() { once.Do(func() { close(refused) }) }})
+	c2 := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithLogger(logger))
+	r := newTermRecorder()
+	s, err := leader.NewSelector(c2, "/election", r.fn("s0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	<-refused
+	if _, err := c.SetACL(ctxT(t), "/election", framework.WorldACL(framework.PermAll), -1); err != nil {
+		t.Fatal(err)
+	}
+	tm := r.next(t)
+	tm.done <- nil
+}
+
+// onMessage is a slog handler that calls fn when a message contains a text.
+type onMessage struct {
+	contains string
+	fn       func()
+}
+
+func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
+func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, h.contains) {
+		h.fn()
+	}
+	return nil
+}
+func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *onMessage) WithGroup(string) slog.Handler      { return h }
