@@ -282,6 +282,11 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 		}
 		recipestest.Eventually(t, s.name+" cache to equal the server", func() (bool, string) {
 			d := diff(want, caches[i].Snapshot())
+			if p, ok := strings.CutPrefix(d, "missing "); ok {
+				p, _, _ = strings.Cut(p, ";")
+				_, st, _ := reader.Children(ctx, p[:strings.LastIndex(p, "/")])
+				d += fmt.Sprintf(" [%s; server parent pzxid %d]", caches[i].Explain(p), st.Pzxid)
+			}
 			return d == "" && !caches[i].IsStale(), d
 		})
 		r := replicas[i]

@@ -224,7 +224,10 @@ func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat,
 			continue
 		}
 		next[name] = struct{}{}
-		if _, had := e.children[name]; !had {
+		// A new name, or one whose node the cache lacks: a read found it
+		// gone, and it is back (a missing node sets no watch, so only this
+		// listing can tell).
+		if _, had := e.children[name]; !had || c.nodes[child] == nil && !c.q.pending(key{child, dataRead}) {
 			c.q.add(key{child, dataRead}, gen)
 		}
 	}
