@@ -33,7 +33,7 @@ func TestListingFindsANodeBackThatAReadFoundGone(t *testing.T) {
 	if c.nodes["/t/b"] != nil {
 		t.Fatal("b still cached after a read found it gone")
 	}
-	c.q = newQueue() // forget the reads asked for so far
+	c.q = newQueue()                                       // forget the reads asked for so far
 	c.applyChildren("/t", []string{"b"}, stat(1, 1, 4), 0) // created again at 4
 	if !c.q.pending(key{"/t/b", dataRead}) {
 		t.Fatal("the listing naming b again did not ask for b's data")
@@ -48,7 +48,7 @@ func TestReadOverTakenByAListingIsDropped(t *testing.T) {
 	c.applyData("/t", nil, stat(1, 1, 1), 0)
 	c.applyChildren("/t", []string{"b"}, stat(1, 1, 2), 0) // b's read now pending
 	c.applyChildren("/t", nil, stat(1, 1, 3), 0)           // b deleted at 3
-	c.applyData("/t/b", []byte("old"), stat(2, 2, 2), 0)  // the pending read, answered before the delete
+	c.applyData("/t/b", []byte("old"), stat(2, 2, 2), 0)   // the pending read, answered before the delete
 	if c.nodes["/t/b"] != nil {
 		t.Fatal("a read from before the delete brought b back")
 	}
