@@ -17,10 +17,12 @@ import (
 )
 
 // BenchmarkLoad loads a tree of $CACHE_BENCH_NODES nodes (100,000 by
-// default: 100 parents of 1,000 leaves each) into a cache, and reports the
-// heap it holds per node and the requests it sent per node.
+// default) under $CACHE_BENCH_PARENTS parents (100 by default; 1 makes one
+// flat directory) into a cache, and reports the heap it holds per node and
+// the requests it sent per node.
 //
 //	go test -run '^$' -bench Load -benchtime 3x ./recipes/cache/
+//	CACHE_BENCH_NODES=70000 CACHE_BENCH_PARENTS=1 go test -run '^$' -bench Load -benchtime 1x ./recipes/cache/
 func BenchmarkLoad(b *testing.B) {
 	nodes := 100_000
 	if s := os.Getenv("CACHE_BENCH_NODES"); s != "" {
@@ -30,7 +32,14 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		nodes = n
 	}
-	const parents = 100
+	parents := 100
+	if s := os.Getenv("CACHE_BENCH_PARENTS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n >= nodes {
+			b.Fatalf("CACHE_BENCH_PARENTS=%q: want a number from 1 to the nodes", s)
+		}
+		parents = n
+	}
 	srv := recipestest.StartServer(b, zkharness.WithoutFsync())
 	ns := recipestest.Namespace(b)
 	w := recipestest.NewClient(b, srv.ConnectString(), framework.WithNamespace(ns))

@@ -13,6 +13,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/cache"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // recorder collects a cache's events.
@@ -201,7 +202,14 @@ func TestDepthFilterAndStatsOnly(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	c := clients(t, 1)[0]
+	counter := zkharness.NewCounter()
+	c := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)), framework.WithDialer(counter.Dialer(nil)))
+	before := counter.Requests()
+	defer func() {
+		if n := counter.Requests() - before; n != 0 {
+			t.Errorf("bad input sent %d requests", n)
+		}
+	}()
 	for _, path := range []string{"", "cfg", "/a//b", "/a/"} {
 		if _, err := cache.New(c, path); !errors.Is(err, cache.ErrInvalidArg) {
 			t.Errorf("New(%q) = %v", path, err)
@@ -222,6 +230,37 @@ func TestBadInput(t *testing.T) {
 	}
 	if err := cc.Close(); !errors.Is(err, cache.ErrNotStarted) {
 		t.Errorf("Close before Start: %v", err)
+	}
+	if _, err := cache.New(c, "/cfg", cache.WithFilter(nil)); !errors.Is(err, cache.ErrInvalidArg) {
+		t.Errorf("nil filter: %v", err)
+	}
+	if _, err := cache.New(c, "/cfg", cache.WithEventBuffer(0)); !errors.Is(err, cache.ErrInvalidArg) {
+		t.Errorf("zero buffer: %v", err)
+	}
+	if _, err := cache.New(c, "/cfg", nil); !errors.Is(err, cache.ErrInvalidArg) {
+		t.Errorf("nil option: %v", err)
+	}
+}
+
+// TestCloseRemovesNothing: a cache's Close leaves the tree as it was, and
+// a second Close is ErrClosed.
+func TestCloseRemovesNothing(t *testing.T) {
+	cs := clients(t, 1)
+	c := cs[0]
+	mustCreate(t, c, "/cfg/a", "1")
+	cc, r := startCache(t, c, "/cfg")
+	r.until(t, cache.Initialized)
+	if err := cc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Close(); !errors.Is(err, cache.ErrClosed) {
+		t.Fatalf("second Close: %v", err)
+	}
+	if err := cc.Start(); !errors.Is(err, cache.ErrClosed) {
+		t.Fatalf("Start after Close: %v", err)
+	}
+	if data, _, err := c.Get(ctxT(t), "/cfg/a"); err != nil || string(data) != "1" {
+		t.Fatalf("after Close: %q, %v", data, err)
 	}
 }
 
