@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -318,3 +319,40 @@ func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
 }
 func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *onMessage) WithGroup(string) slog.Handler      { return h }
+
+func TestDecoderDecodesOncePerChange(t *testing.T) {
+	cs := clients(t, 1)
+	c := cs[0]
+	mustCreate(t, c, "/cfg/n", "1")
+	cc, r := startCache(t, c, "/cfg")
+	r.until(t, cache.Initialized)
+	decodes := 0
+	d, err := cache.NewDecoder(cc, func(b []byte) (int, error) {
+		decodes++
+		return strconv.Atoi(string(b))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if v, ok, err := d.Get("/cfg/n"); v != 1 || !ok || err != nil {
+			t.Fatalf("Get = %v, %v, %v", v, ok, err)
+		}
+	}
+	if _, err := c.Set(ctxT(t), "/cfg/n", []byte("x"), -1); err != nil {
+		t.Fatal(err)
+	}
+	r.next(t) // Changed
+	if _, ok, err := d.Get("/cfg/n"); !ok || err == nil || !strings.Contains(err.Error(), "/cfg/n") {
+		t.Fatalf("Get of bad data: %v, %v", ok, err)
+	}
+	if _, ok, err := d.Get("/cfg/none"); ok || err != nil {
+		t.Fatalf("Get of no node: %v, %v", ok, err)
+	}
+	if decodes != 2 {
+		t.Fatalf("%d decodes for two versions", decodes)
+	}
+	if _, err := cache.NewDecoder[int](cc, nil); !errors.Is(err, cache.ErrInvalidArg) {
+		t.Fatalf("nil decode: %v", err)
+	}
+}

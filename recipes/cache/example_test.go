@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -164,4 +165,37 @@ func ExampleWatchChildren() {
 	// Output:
 	// [w1]
 	// [w1 w2]
+}
+
+// A typed view of a config cache: each node holds JSON.
+func ExampleDecoder() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-decoder")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client.Create(ctx, "/services/billing", []byte(`{"replicas": 3, "region": "eu"}`), framework.WithParents())
+	defer client.Delete(context.Background(), "/services", framework.WithChildren()) // leave nothing behind
+
+	type service struct {
+		Replicas int    `json:"replicas"`
+		Region   string `json:"region"`
+	}
+	c, _ := cache.New(client, "/services")
+	c.Start()
+	defer c.Close()
+	<-c.Initialized()
+	services, _ := cache.NewDecoder(c, func(b []byte) (service, error) {
+		var s service
+		err := json.Unmarshal(b, &s)
+		return s, err
+	})
+	s, ok, err := services.Get("/services/billing")
+	fmt.Println(s.Replicas, s.Region, ok, err)
+	// Output: 3 eu true <nil>
 }
