@@ -133,7 +133,7 @@ func configDemo(ctx context.Context, publisher *framework.Client, connect string
 		if err != nil {
 			return err
 		}
-		sub.Listen(func(ev cache.Event) {
+		sub.AddListener(func(ev cache.Event) {
 			if ev.Path != "/config/feature" {
 				return
 			}

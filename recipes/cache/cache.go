@@ -26,6 +26,7 @@ type Cache struct {
 	state       runState
 	stale       bool
 	staleGen    uint64 // the generation current when the cache went stale
+	session     int64  // the session the cache's watches were set on, as far as it knows (0: unknown)
 	initialized chan struct{}
 	stop        context.CancelFunc
 	wg          sync.WaitGroup
@@ -73,8 +74,25 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 	}, nil
 }
 
-// overflow replaces the events of a full buffer with one Overflowed event.
-func overflow([]Event) []Event { return []Event{{Type: Overflowed}} }
+// overflow replaces the events of a full buffer with one Overflowed event,
+// followed by the lifecycle events among them a listener must still see:
+// Initialized, and the latest of Stale and Resynced.
+func overflow(pending []Event) []Event {
+	out := []Event{{Type: Overflowed}}
+	var last *Event
+	for i, ev := range pending {
+		switch ev.Type {
+		case Initialized:
+			out = append(out, ev)
+		case Stale, Resynced:
+			last = &pending[i]
+		}
+	}
+	if last != nil {
+		out = append(out, *last)
+	}
+	return out
+}
 
 // Path returns the cache's path.
 func (c *Cache) Path() string { return c.root }
@@ -103,6 +121,7 @@ func (c *Cache) Start() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stop = cancel
 	c.state = started
+	c.session = c.client.SessionID()
 	gen := c.q.newGeneration()
 	c.q.add(key{c.root, dataRead}, gen)
 	for range c.opts.workers {
@@ -146,11 +165,11 @@ func (c *Cache) IsStale() bool {
 	return c.stale
 }
 
-// Listen registers fn to be told of every change, in order, from a
+// AddListener registers fn to be told of every change, in order, from a
 // goroutine of the cache's own: never the client's, and a slow listener
 // delays only this cache's later events (see WithEventBuffer). remove
 // unregisters it.
-func (c *Cache) Listen(fn func(Event)) (remove func(), err error) {
+func (c *Cache) AddListener(fn func(Event)) (remove func(), err error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%w: nil listener", ErrInvalidArg)
 	}
@@ -234,19 +253,36 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			}
 		}
 		c.mu.Unlock()
+	case listener.Connected:
+		c.mu.Lock()
+		c.session = c.client.SessionID()
+		c.mu.Unlock()
 	case listener.Reconnected:
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.state != started {
 			return
 		}
+		// On the same session the watches survive (go-zookeeper sets them
+		// again, and the server fires those whose nodes changed), so the
+		// resync only checks; a new session has none, and sets them anew.
+		session := c.client.SessionID()
+		add := c.q.add
+		if session != 0 && session == c.session {
+			add = c.q.check
+		}
+		c.session = session
 		gen := c.q.newGeneration()
-		c.q.add(key{c.root, dataRead}, gen)
+		add(key{c.root, dataRead}, gen)
 		for path, e := range c.nodes {
 			e.gone = nil // no read from before the resync can be applied over one made in it
-			c.q.add(key{path, dataRead}, gen)
-			if e.children != nil {
+			add(key{path, dataRead}, gen)
+			switch {
+			case e.depth >= c.opts.maxDepth:
+			case e.children == nil: // never listed: no child watch to survive
 				c.q.add(key{path, childrenRead}, gen)
+			default:
+				add(key{path, childrenRead}, gen)
 			}
 		}
 	}

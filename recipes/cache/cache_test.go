@@ -25,7 +25,7 @@ type recorder struct {
 func record(t *testing.T, c *cache.Cache) *recorder {
 	t.Helper()
 	r := &recorder{ch: make(chan cache.Event, 100_000)}
-	if _, err := c.Listen(func(ev cache.Event) { r.ch <- ev }); err != nil {
+	if _, err := c.AddListener(func(ev cache.Event) { r.ch <- ev }); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -226,7 +226,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cc.Listen(nil); !errors.Is(err, cache.ErrInvalidArg) {
+	if _, err := cc.AddListener(nil); !errors.Is(err, cache.ErrInvalidArg) {
 		t.Errorf("nil listener: %v", err)
 	}
 	if err := cc.Close(); !errors.Is(err, cache.ErrNotStarted) {

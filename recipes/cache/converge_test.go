@@ -188,7 +188,7 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		replicas[i] = &replica{nodes: make(map[string]cache.Node)}
-		if _, err := c.Listen(replicas[i].apply); err != nil {
+		if _, err := c.AddListener(replicas[i].apply); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Start(); err != nil {

@@ -7,7 +7,9 @@ import (
 
 // Decoder reads a Cache's nodes as values of type T: a config cache whose
 // nodes hold JSON, say. Each node's data is decoded once per change, on the
-// first Get after it.
+// first Get after it. Every Get of one version returns the same value, so
+// a T holding maps, slices or pointers is shared by its callers: treat it
+// as read-only.
 type Decoder[T any] struct {
 	cache  *Cache
 	decode func([]byte) (T, error)
@@ -48,6 +50,9 @@ func (d *Decoder[T]) Get(path string) (T, bool, error) {
 		delete(d.memo, path)
 		return zero, false, nil
 	}
+	if len(d.memo) >= 2*d.cache.Len()+16 {
+		d.pruneLocked() // nodes deleted since they were last asked for
+	}
 	m, hit := d.memo[path]
 	if !hit || m.czxid != n.Stat.Czxid || m.mzxid != n.Stat.Mzxid {
 		v, err := d.decode(n.Data)
@@ -58,4 +63,13 @@ func (d *Decoder[T]) Get(path string) (T, bool, error) {
 		d.memo[path] = m
 	}
 	return m.value, true, m.err
+}
+
+// pruneLocked forgets the values of nodes the cache no longer holds.
+func (d *Decoder[T]) pruneLocked() {
+	for path := range d.memo {
+		if _, ok := d.cache.Get(path); !ok {
+			delete(d.memo, path)
+		}
+	}
 }

@@ -65,7 +65,7 @@ func TestSlowListenerOverflows(t *testing.T) {
 	var unblock sync.Once
 	var seen []string
 	done := make(chan struct{})
-	if _, err := slow.Listen(func(ev cache.Event) {
+	if _, err := slow.AddListener(func(ev cache.Event) {
 		<-block
 		seen = append(seen, describe(ev))
 		if ev.Type == cache.Created && ev.Path == "/cfg/last" {

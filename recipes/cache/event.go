@@ -27,7 +27,8 @@ const (
 	Resynced
 	// Overflowed: the listeners fell so far behind that the events queued
 	// for them were dropped; the cache itself is current, so read it
-	// again (Get, Snapshot) instead.
+	// again (Get, Snapshot) instead. An Initialized among the dropped
+	// events, and the latest Stale or Resynced, follow it.
 	Overflowed
 )
 

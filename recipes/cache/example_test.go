@@ -32,7 +32,7 @@ func ExampleCache() {
 		panic(err)
 	}
 	changed := make(chan cache.Event, 16)
-	c.Listen(func(ev cache.Event) {
+	c.AddListener(func(ev cache.Event) {
 		if ev.Type == cache.Changed {
 			changed <- ev
 		}

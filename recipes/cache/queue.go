@@ -31,6 +31,7 @@ const (
 type task struct {
 	gen   uint64 // the highest load generation that asked for it (0: a notification)
 	state taskState
+	watch bool // set a watch with the read (false: a resync's check of a node whose watch survived)
 }
 
 // queue holds the reads to make. A read is queued at most once, and one
@@ -54,17 +55,28 @@ func newQueue() *queue {
 	return &queue{tasks: make(map[key]*task), wake: make(chan struct{}, 1)}
 }
 
-// add asks for the read k on behalf of generation gen (0: none).
+// add asks for the read k, with a watch, on behalf of generation gen (0:
+// none).
 func (q *queue) add(k key, gen uint64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.addLocked(k, gen)
+	q.addLocked(k, gen, true)
 }
 
-func (q *queue) addLocked(k key, gen uint64) {
+// check asks for the read k without a watch, unless one is asked for
+// already: a resync's look at a node whose watch survived the reconnect
+// (go-zookeeper sets it again), so that every resync does not leave
+// another watch channel behind in go-zookeeper for every unchanged node.
+func (q *queue) check(k key, gen uint64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.addLocked(k, gen, false)
+}
+
+func (q *queue) addLocked(k key, gen uint64, watch bool) {
 	t := q.tasks[k]
 	if t == nil {
-		q.tasks[k] = &task{gen: gen, state: queued}
+		q.tasks[k] = &task{gen: gen, state: queued, watch: watch}
 		q.fifo = append(q.fifo, k)
 		if gen == q.cur && gen != 0 {
 			q.outstanding++
@@ -78,6 +90,7 @@ func (q *queue) addLocked(k key, gen uint64) {
 	if t.state == inFlight {
 		t.state = inFlightDirty
 	}
+	t.watch = t.watch || watch
 	if gen > t.gen {
 		if gen == q.cur && t.gen != q.cur {
 			q.outstanding++
@@ -91,12 +104,18 @@ func (q *queue) newGeneration() uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.cur++
-	q.outstanding = 0
+	// The reads already asked for belong to the new generation too: what
+	// they find is part of what it must load.
+	q.outstanding = len(q.tasks)
+	for _, t := range q.tasks {
+		t.gen = q.cur
+	}
 	return q.cur
 }
 
-// next waits for a read to make and marks it in flight.
-func (q *queue) next(ctx context.Context) (key, uint64, bool) {
+// next waits for a read to make, marks it in flight, and reports whether
+// it sets a watch.
+func (q *queue) next(ctx context.Context) (key, bool, bool) {
 	for {
 		q.mu.Lock()
 		if len(q.fifo) > 0 {
@@ -105,7 +124,7 @@ func (q *queue) next(ctx context.Context) (key, uint64, bool) {
 			t := q.tasks[k]
 			t.state = inFlight
 			q.mu.Unlock()
-			return k, t.gen, true
+			return k, t.watch, true
 		}
 		q.mu.Unlock()
 		select {
@@ -119,7 +138,7 @@ func (q *queue) next(ctx context.Context) (key, uint64, bool) {
 			}
 			q.mu.Unlock()
 		case <-ctx.Done():
-			return key{}, 0, false
+			return key{}, false, false
 		}
 	}
 }
@@ -161,4 +180,14 @@ func (q *queue) current() uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.cur
+}
+
+// genOf returns the generation the read k belongs to now (0: none).
+func (q *queue) genOf(k key) uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.tasks[k]; t != nil {
+		return t.gen
+	}
+	return 0
 }

@@ -14,16 +14,16 @@ import (
 func (c *Cache) work(ctx context.Context) {
 	defer c.wg.Done()
 	for {
-		k, gen, ok := c.q.next(ctx)
+		k, watch, ok := c.q.next(ctx)
 		if !ok {
 			return
 		}
-		if err := c.read(ctx, k, gen); err != nil && ctx.Err() == nil && retryable(err) {
+		if err := c.read(ctx, k, watch); err != nil && ctx.Err() == nil && retryable(err) {
 			// Failed on the connection: make it again once the connection
 			// is back (a load must not count a read it could not make).
 			c.client.Logger().Debug("cache: a read failed on the connection; it is made again once connected", "path", k.path, "err", err)
 			c.awaitConnection(ctx)
-			c.q.add(k, gen)
+			c.q.check(k, c.q.genOf(k)) // again, as it was
 		}
 		if g := c.q.done(k); g != 0 {
 			c.generationDone(g)
@@ -49,9 +49,9 @@ func (c *Cache) awaitConnection(ctx context.Context) {
 	}
 }
 
-// read makes the read k and applies its reply, and returns the error of a
-// read that failed.
-func (c *Cache) read(ctx context.Context, k key, gen uint64) error {
+// read makes the read k, with a watch if asked, and applies its reply; it
+// returns the error of a read that failed.
+func (c *Cache) read(ctx context.Context, k key, watch bool) error {
 	if !c.tracked(k.path) {
 		return nil
 	}
@@ -60,17 +60,24 @@ func (c *Cache) read(ctx context.Context, k key, gen uint64) error {
 	case dataRead:
 		var data []byte
 		var stat *framework.Stat
-		data, stat, err = c.readData(ctx, k.path)
+		data, stat, err = c.readData(ctx, k.path, watch)
 		if err == nil {
-			c.applyData(k.path, data, stat, gen)
+			c.applyData(k.path, data, stat)
 		}
 	case childrenRead:
-		names, stat, _, cerr := c.client.ChildrenW(ctx, k.path)
+		var names []string
+		var stat *framework.Stat
+		var cerr error
+		if watch {
+			names, stat, _, cerr = c.client.ChildrenW(ctx, k.path)
+		} else {
+			names, stat, cerr = c.client.Children(ctx, k.path)
+		}
 		if errors.Is(cerr, framework.ErrNoNode) {
 			cerr, stat = nil, nil
 		}
 		if err = cerr; err == nil {
-			c.applyChildren(k.path, names, stat, gen)
+			c.applyChildren(k.path, names, stat)
 		}
 	}
 	if err != nil && ctx.Err() == nil && !retryable(err) {
@@ -79,10 +86,17 @@ func (c *Cache) read(ctx context.Context, k key, gen uint64) error {
 	return err
 }
 
-// readData reads a node's data and stat with a data watch; a missing node
-// has a nil stat. For the cache's own node, which may not exist yet, it
-// sets an existence watch instead, so its creation is seen.
-func (c *Cache) readData(ctx context.Context, path string) ([]byte, *framework.Stat, error) {
+// readData reads a node's data and stat, with a data watch if asked; a
+// missing node has a nil stat. For the cache's own node, which may not
+// exist yet, it sets an existence watch instead, so its creation is seen.
+func (c *Cache) readData(ctx context.Context, path string, watch bool) ([]byte, *framework.Stat, error) {
+	if !watch {
+		data, stat, err := c.client.Get(ctx, path)
+		if errors.Is(err, framework.ErrNoNode) {
+			return nil, nil, nil
+		}
+		return data, stat, err
+	}
 	for {
 		data, stat, _, err := c.client.GetW(ctx, path)
 		if !errors.Is(err, framework.ErrNoNode) {
@@ -128,9 +142,12 @@ func (c *Cache) trackedLocked(path string) bool {
 }
 
 // applyData applies a read of path's data: stat nil if the node is gone.
-func (c *Cache) applyData(path string, data []byte, stat *framework.Stat, gen uint64) {
+// The reads it asks for belong to the read's generation, as it is now (a
+// resync may have begun since the read was sent; it runs under c.mu).
+func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	gen := c.q.genOf(key{path, dataRead})
 	if !c.trackedLocked(path) {
 		return
 	}
@@ -197,9 +214,10 @@ func (c *Cache) removeLocked(e *entry) {
 
 // applyChildren applies a listing of path's children: stat nil if the node
 // is gone.
-func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat, gen uint64) {
+func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	gen := c.q.genOf(key{path, childrenRead})
 	e := c.nodes[path]
 	if c.state != started || e == nil || e.depth >= c.opts.maxDepth {
 		return
@@ -257,13 +275,21 @@ func (c *Cache) generationDone(gen uint64) {
 	if c.state != started || gen != c.q.current() {
 		return
 	}
-	if gen > c.staleGen {
-		c.stale = false
-	}
+	// A generation begun before the latest Stale does not end it: the
+	// resync after that reconnect will.
+	current := gen > c.staleGen
 	select {
 	case <-c.initialized:
-		c.listeners.Post(Event{Type: Resynced})
+		if current && c.stale {
+			c.stale = false
+			c.listeners.Post(Event{Type: Resynced})
+		}
 	default:
+		// The first load: Initialized, stale or not (a flap during the
+		// load ends in Initialized, with no Resynced).
+		if current {
+			c.stale = false
+		}
 		close(c.initialized)
 		c.listeners.Post(Event{Type: Initialized})
 	}
