@@ -61,10 +61,11 @@ func (f *watchFeed) deliver(ns namespace, ev zk.Event) {
 		return
 	}
 	var we WatchEvent
+	built := false
 	for _, s := range *p {
 		if s.covers(ev.Path) {
-			if we.Path == "" {
-				we = WatchEvent{Type: ev.Type, Path: ns.fromServer(ev.Path)}
+			if !built {
+				we, built = WatchEvent{Type: ev.Type, Path: ns.fromServer(ev.Path)}, true
 				if ev.Err != nil {
 					we.Err = opErr("watch", we.Path, ev.Err)
 				}
@@ -83,11 +84,13 @@ func (f *watchFeed) deliver(ns namespace, ev zk.Event) {
 // per watch: it sets the watches, abandons the returned Watch values, and
 // reads the notifications here.
 //
-// fn runs on the connection's receive goroutine: it must return at once,
-// must not block and must not call the client (record the path and wake a
-// goroutine of your own). remove unregisters it; fn may still be running
-// when remove returns. EventNotWatching notifications (the session expired,
-// the client closed) come here too, one per watched path.
+// fn runs on one of go-zookeeper's goroutines (the receive loop for
+// notifications): it must return at once, must not block and must not call
+// the client (record the path and wake a goroutine of your own). remove
+// unregisters it; fn may still be running when remove returns.
+// EventNotWatching events come here too when the session expires or the
+// client closes, one per watched path and kind of watch whose read was
+// answered, from go-zookeeper's connection goroutine.
 func (c *Client) AddWatchListener(path string, fn func(WatchEvent)) (remove func(), err error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%w: nil watch listener", ErrInvalidArg)

@@ -41,6 +41,11 @@ func TestBadInputSendsNothing(t *testing.T) {
 		{"id not UTF-8", func() error { _, err := leader.NewLatch(c, "/e", leader.WithID("\xff")); return err }()},
 		{"nil option", func() error { _, err := leader.NewLatch(c, "/e", nil); return err }()},
 		{"bad close mode", func() error { _, err := leader.NewLatch(c, "/e", leader.WithCloseMode(7)); return err }()},
+		{"a selector's option on a latch", func() error { _, err := leader.NewLatch(c, "/e", leader.WithAutoRequeue()); return err }()},
+		{"a latch's option on a selector", func() error {
+			_, err := leader.NewSelector(c, "/e", fn, leader.WithCloseMode(leader.NotifyLeader))
+			return err
+		}()},
 	}
 	for _, b := range bad {
 		if !errors.Is(b.err, leader.ErrInvalidArg) {

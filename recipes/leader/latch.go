@@ -57,7 +57,7 @@ const (
 // NewLatch returns a latch for the election at path. It sends nothing
 // until Start.
 func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, error) {
-	o, err := applyOptions(opts)
+	o, err := applyOptions(opts, true)
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +189,8 @@ func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 			ended = t.Done() // leading ended; wait for the next term
 		}
 		select {
+		case <-l.stopped: // the client closed under the latch: no term can come
+			return nil, fmt.Errorf("%w: %w", ErrClosed, framework.ErrClosed)
 		case <-changed:
 		case <-ended:
 			select { // the run loop clears the term next
@@ -273,10 +275,13 @@ func (l *Latch) run(ctx context.Context) {
 		}
 		pause = 0
 		t := newLeadership(hold, ctx.Done())
-		l.setTerm(t, true)
+		tell := ctx.Err() == nil // no term begins for the listeners once Close has begun
+		l.setTerm(t, tell)
 		<-t.Done()
 		t.finish(ErrLost) // waits for the term's goroutine, which has ended it
-		l.setTerm(nil, ctx.Err() == nil || l.closeMode == NotifyLeader)
+		// The listeners hear of every end but a silent Close's: a term
+		// lost before the Close is a loss.
+		l.setTerm(nil, tell && (!errors.Is(t.Err(), ErrClosed) || l.closeMode == NotifyLeader))
 		if !release(ctx, hold) {
 			stale = hold.Path()
 		}

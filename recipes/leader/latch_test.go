@@ -182,3 +182,28 @@ func TestLatchListenersAndCloseModes(t *testing.T) {
 		})
 	}
 }
+
+// TestAwaitAfterTheClientClosed: once the client closes under a latch, no
+// term can come: Await returns ErrClosed (and framework.ErrClosed) at once.
+func TestAwaitAfterTheClientClosed(t *testing.T) {
+	cs := clients(t, 2)
+	ls := make([]*leader.Latch, 2)
+	for i, c := range cs {
+		l, err := leader.NewLatch(c, "/election")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = l.Close() })
+		ls[i] = l
+		waitParticipants(t, l, i+1)
+	}
+	if err := cs[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ls[1].Await(ctxT(t)); !errors.Is(err, leader.ErrClosed) || !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("Await after the client closed = %v", err)
+	}
+}

@@ -122,8 +122,12 @@ func (l *Leadership) Node() string { return l.hold.Path() }
 
 // Fence returns a transaction op that fails once the term's node is gone:
 // add it to a framework.Client.Txn so that a leader's write commits only
-// while this term lasts. A participant's later term has a new node, so a
-// term's fence never holds again once it has failed.
+// while no other participant can lead. The node can outlive the term for a
+// while (a term ended at Suspended keeps its node until the participant
+// deletes it, once the connection is back), and no other participant leads
+// meanwhile; check Done or Err before writing to stop sooner. A
+// participant's later term has a new node, so a term's fence never holds
+// again once it has failed.
 func (l *Leadership) Fence() framework.Op { return l.hold.Fence() }
 
 // Token returns the term's fencing token: the zxid that created its node.

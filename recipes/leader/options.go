@@ -22,7 +22,8 @@ type Option func(*options)
 type options struct {
 	id          string
 	closeMode   CloseMode
-	autoRequeue bool
+	modeSet     bool // WithCloseMode was given: a Latch's option
+	autoRequeue bool // a Selector's option
 }
 
 // WithID sets the participant's id, the data of its node, which every
@@ -33,14 +34,19 @@ type options struct {
 func WithID(id string) Option { return func(o *options) { o.id = id } }
 
 // WithCloseMode sets what a Latch's Close tells its listeners (default
-// Silent). A Selector ignores it.
-func WithCloseMode(m CloseMode) Option { return func(o *options) { o.closeMode = m } }
+// Silent). It is a Latch's option only: NewSelector refuses it.
+func WithCloseMode(m CloseMode) Option {
+	return func(o *options) { o.closeMode, o.modeSet = m, true }
+}
 
 // WithAutoRequeue makes a Selector join the election again each time its
-// leadership function returns (Curator's autoRequeue). A Latch ignores it.
+// leadership function returns (Curator's autoRequeue). It is a Selector's
+// option only: NewLatch refuses it (a latch stays in the election anyway).
 func WithAutoRequeue() Option { return func(o *options) { o.autoRequeue = true } }
 
-func applyOptions(opts []Option) (options, error) {
+// applyOptions returns the options opts set, for a Latch (latch true) or
+// a Selector.
+func applyOptions(opts []Option, latch bool) (options, error) {
 	var o options
 	for _, opt := range opts {
 		if opt == nil {
@@ -53,6 +59,10 @@ func applyOptions(opts []Option) (options, error) {
 		return o, fmt.Errorf("%w: participant id %q is not valid UTF-8", ErrInvalidArg, o.id)
 	case o.closeMode != Silent && o.closeMode != NotifyLeader:
 		return o, fmt.Errorf("%w: close mode %d", ErrInvalidArg, o.closeMode)
+	case latch && o.autoRequeue:
+		return o, fmt.Errorf("%w: WithAutoRequeue is a Selector's option", ErrInvalidArg)
+	case !latch && o.modeSet:
+		return o, fmt.Errorf("%w: WithCloseMode is a Latch's option", ErrInvalidArg)
 	}
 	return o, nil
 }

@@ -31,7 +31,13 @@ func release(ctx context.Context, hold *locks.Hold) bool {
 // gone.
 func removeStale(ctx context.Context, client *framework.Client, path string) bool {
 	err := client.Delete(ctx, path, framework.Quietly())
-	return err == nil || errors.Is(err, framework.ErrNoNode)
+	if err == nil || errors.Is(err, framework.ErrNoNode) {
+		return true
+	}
+	if ctx.Err() == nil {
+		client.Logger().Warn("leader: deleting the node of an ended term failed; trying again before joining", "node", path, "err", err)
+	}
+	return false
 }
 
 // sleep waits d (none if zero) and reports whether ctx is still live.

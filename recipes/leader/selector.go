@@ -34,7 +34,7 @@ type Selector struct {
 
 	mu      sync.Mutex
 	state   runState
-	queued  bool          // a term is wanted: Start, Requeue or auto-requeue
+	queued  bool          // in the election, or about to be: from Start, Requeue or auto-requeue until the term ends
 	wake    chan struct{} // capacity 1: queued may have become true
 	term    *Leadership
 	stop    context.CancelFunc
@@ -47,7 +47,7 @@ func NewSelector(client *framework.Client, path string, fn Func, opts ...Option)
 	if fn == nil {
 		return nil, fmt.Errorf("%w: nil leadership function", ErrInvalidArg)
 	}
-	o, err := applyOptions(opts)
+	o, err := applyOptions(opts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,12 @@ func (s *Selector) Requeue() (bool, error) {
 	case closed:
 		return false, ErrClosed
 	}
-	if s.queued || s.term != nil {
+	select {
+	case <-s.stopped: // the client closed under the selector
+		return false, fmt.Errorf("%w: %w", ErrClosed, framework.ErrClosed)
+	default:
+	}
+	if s.queued {
 		return false, nil
 	}
 	s.queueLocked()
@@ -148,7 +153,9 @@ func (s *Selector) Leader(ctx context.Context) (Participant, error) {
 // Close leaves the election: it ends a term under way (the function's
 // context ends with ErrClosed), waits for the function to return, deletes
 // the selector's node, and returns once its goroutines have stopped. A
-// function that ignores its context keeps Close waiting. If the connection
+// function that ignores its context keeps Close waiting, and Close must
+// not be called from the function (it would wait for itself): to leave
+// the election from there, return without WithAutoRequeue. If the connection
 // is down Close does not wait for it: the client deletes the node once it
 // is back, or the node goes with its session.
 func (s *Selector) Close() error {
@@ -213,16 +220,16 @@ func (s *Selector) join(ctx context.Context, stale *string) (*locks.Hold, bool) 
 	}
 }
 
-// awaitQueued waits until the selector is queued and takes the request.
+// awaitQueued waits until the selector is queued; it stays queued until
+// its term ends.
 func (s *Selector) awaitQueued(ctx context.Context) bool {
 	for {
 		s.mu.Lock()
-		if s.queued {
-			s.queued = false
-			s.mu.Unlock()
+		queued := s.queued
+		s.mu.Unlock()
+		if queued {
 			return ctx.Err() == nil
 		}
-		s.mu.Unlock()
 		select {
 		case <-s.wake:
 		case <-ctx.Done():
@@ -238,13 +245,17 @@ func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
 	s.mu.Lock()
 	s.term = t
 	s.mu.Unlock()
-	err := s.fn(t.Context(), t)
+	var err error
+	if ctx.Err() == nil { // not when Close came as the term began
+		err = s.fn(t.Context(), t)
+	}
 	t.finish(ErrResigned)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		s.client.Logger().Warn("leader selector: the leadership function failed", "path", s.li.Dir(), "err", err)
 	}
 	s.mu.Lock()
 	s.term = nil
+	s.queued = false
 	if s.autoRequeue && ctx.Err() == nil {
 		s.queueLocked()
 	}

@@ -221,3 +221,36 @@ func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
 }
 func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *onMessage) WithGroup(string) slog.Handler      { return h }
+
+// TestRequeueWhileWaitingIsNoOp: a selector waiting in the election is
+// queued already: Requeue reports false and buys it no second term.
+func TestRequeueWhileWaitingIsNoOp(t *testing.T) {
+	r := newTermRecorder()
+	ss, _ := startSelectors(t, r, 2)
+	tm := r.next(t)
+	if tm.id != "s0" {
+		t.Fatalf("%s leads first", tm.id)
+	}
+	if ok, err := ss[1].Requeue(); ok || err != nil {
+		t.Fatalf("Requeue of the waiting s1 = %v, %v; want false: it is queued", ok, err)
+	}
+	if ok, err := ss[0].Requeue(); ok || err != nil {
+		t.Fatalf("Requeue of the leading s0 = %v, %v; want false", ok, err)
+	}
+	tm.done <- nil
+	if tm = r.next(t); tm.id != "s1" {
+		t.Fatalf("%s leads second", tm.id)
+	}
+	tm.done <- nil
+	ps := waitParticipants(t, ss[0], 0)
+	if len(ps) != 0 {
+		t.Fatalf("participants %v after both terms", ps)
+	}
+	if ok, err := ss[1].Requeue(); !ok || err != nil {
+		t.Fatalf("Requeue after the term = %v, %v; want true", ok, err)
+	}
+	if tm = r.next(t); tm.id != "s1" {
+		t.Fatalf("%s leads third, want s1", tm.id)
+	}
+	tm.done <- nil
+}
