@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -153,7 +152,14 @@ func failedConnect(t *testing.T, addr string, opts ...framework.Option) error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctxT(t))
 	defer cancel()
-	logger := slog.New(&onMessage{contains: "failed to connect", fn: cancel})
+	logger, failed := recipestest.LogSignal("failed to connect")
+	go func() { // ends with ctx, which the deferred cancel ends at the latest
+		select {
+		case <-failed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	c, err := framework.New(addr, append(append(recipestest.ClientOptions(), framework.WithLogger(logger)), opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -169,22 +175,6 @@ func failedConnect(t *testing.T, addr string, opts ...framework.Option) error {
 	t.Logf("error: %v", err)
 	return err
 }
-
-// onMessage is a slog handler that calls fn when a message contains a text.
-type onMessage struct {
-	contains string
-	fn       func()
-}
-
-func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
-func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
-	if strings.Contains(r.Message, h.contains) {
-		h.fn()
-	}
-	return nil
-}
-func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *onMessage) WithGroup(string) slog.Handler      { return h }
 
 // With WithDialer, TLS runs over the dialer's connection: the dialer's
 // first bytes are a TLS record, not ZooKeeper's handshake. The server is

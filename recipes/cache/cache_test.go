@@ -1,14 +1,11 @@
 package cache_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
@@ -278,9 +275,7 @@ func TestStartBeforeTheClientConnects(t *testing.T) {
 	ns := recipestest.Namespace(t)
 	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
 	mustCreate(t, w, "/cfg/a", "1")
-	failed := make(chan struct{})
-	var once sync.Once
-	logger := slog.New(&onMessage{contains: "read failed on the connection", fn: func() { once.Do(func() { close(failed) }) }})
+	logger, failed := recipestest.LogSignal("read failed on the connection")
 	c, err := framework.New(server.ConnectString(), append(recipestest.ClientOptions(), framework.WithNamespace(ns), framework.WithLogger(logger))...)
 	if err != nil {
 		t.Fatal(err)
@@ -303,22 +298,6 @@ func TestStartBeforeTheClientConnects(t *testing.T) {
 		t.Fatal(cc.Snapshot())
 	}
 }
-
-// onMessage is a slog handler that calls fn when a message contains a text.
-type onMessage struct {
-	contains string
-	fn       func()
-}
-
-func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
-func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
-	if strings.Contains(r.Message, h.contains) {
-		h.fn()
-	}
-	return nil
-}
-func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *onMessage) WithGroup(string) slog.Handler      { return h }
 
 func TestDecoderDecodesOncePerChange(t *testing.T) {
 	cs := clients(t, 1)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
@@ -32,27 +31,14 @@ type Event struct {
 // back of the queue once the connection is back, so the latch stays in the
 // election across lost sessions.
 type Latch struct {
-	client    *framework.Client
-	li        *locks.LockInternals
-	id        string
+	m         member
 	closeMode CloseMode
 	listeners *listener.Container[Event]
 
-	mu      sync.Mutex
-	state   runState
+	mu      sync.Mutex    // guards m's state and the fields below
 	term    *Leadership   // the current term, nil when not leading
 	changed chan struct{} // closed and replaced when term or state changes
-	stop    context.CancelFunc
-	stopped chan struct{} // closed when run has returned
 }
-
-type runState int
-
-const (
-	created runState = iota
-	started
-	closed
-)
 
 // NewLatch returns a latch for the election at path. It sends nothing
 // until Start.
@@ -68,9 +54,7 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 		return nil, err
 	}
 	return &Latch{
-		client:    client,
-		li:        li,
-		id:        o.id,
+		m:         member{client: client, li: li, id: o.id, kind: "latch"},
 		closeMode: o.closeMode,
 		listeners: listener.NewContainer(0, foldTerms),
 		changed:   make(chan struct{}),
@@ -90,26 +74,20 @@ func foldTerms(pending []Event) []Event {
 }
 
 // ID returns the participant's id.
-func (l *Latch) ID() string { return l.id }
+func (l *Latch) ID() string { return l.m.id }
 
 // Path returns the election's path.
-func (l *Latch) Path() string { return l.li.Dir() }
+func (l *Latch) Path() string { return l.m.li.Dir() }
 
 // Start joins the election; it returns at once, and the latch works in a
 // goroutine of its own until Close. A latch starts once.
 func (l *Latch) Start() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch l.state {
-	case started:
-		return ErrAlreadyStarted
-	case closed:
-		return ErrClosed
+	if err := l.m.startLocked(l.run); err != nil {
+		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	l.stop, l.stopped = cancel, make(chan struct{})
-	l.setStateLocked(started)
-	go l.run(ctx)
+	l.wakeLocked()
 	return nil
 }
 
@@ -121,25 +99,21 @@ func (l *Latch) Start() error {
 // node goes with its session. It must not be called from a listener.
 func (l *Latch) Close() error {
 	l.mu.Lock()
-	switch l.state {
-	case created:
-		l.mu.Unlock()
-		return ErrNotStarted
-	case closed:
-		l.mu.Unlock()
-		return ErrClosed
+	stop, err := l.m.closeLocked()
+	if err == nil {
+		l.wakeLocked()
 	}
-	l.setStateLocked(closed)
 	l.mu.Unlock()
-	l.stop()
-	<-l.stopped
+	if err != nil {
+		return err
+	}
+	stop()
 	l.listeners.Close()
 	return nil
 }
 
-// setStateLocked moves to state s and wakes Await. Callers hold l.mu.
-func (l *Latch) setStateLocked(s runState) {
-	l.state = s
+// wakeLocked wakes Await to look again. Callers hold l.mu.
+func (l *Latch) wakeLocked() {
 	close(l.changed)
 	l.changed = make(chan struct{})
 }
@@ -174,7 +148,7 @@ func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 	}
 	for {
 		l.mu.Lock()
-		state, t, changed := l.state, l.term, l.changed
+		state, t, changed := l.m.state, l.term, l.changed
 		l.mu.Unlock()
 		switch {
 		case state == created:
@@ -189,8 +163,8 @@ func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 			ended = t.Done() // leading ended; wait for the next term
 		}
 		select {
-		case <-l.stopped: // the client closed under the latch: no term can come
-			return nil, fmt.Errorf("%w: %w", ErrClosed, framework.ErrClosed)
+		case <-l.m.stopped: // the client closed under the latch: no term can come
+			return nil, errClientClosed
 		case <-changed:
 		case <-ended:
 			select { // the run loop clears the term next
@@ -217,13 +191,13 @@ func (l *Latch) AddListener(fn func(Event)) (remove func(), err error) {
 // Participants returns the election's participants in queue order, the
 // leader first. It costs one listing and one read per participant.
 func (l *Latch) Participants(ctx context.Context) ([]Participant, error) {
-	return participants(ctx, l.client, l.li)
+	return participants(ctx, l.m.client, l.m.li)
 }
 
 // Leader returns the election's leader (ErrNoLeader if it has no
 // participant). It costs one listing and one read.
 func (l *Latch) Leader(ctx context.Context) (Participant, error) {
-	return leaderOf(ctx, l.client, l.li)
+	return leaderOf(ctx, l.m.client, l.m.li)
 }
 
 // setTerm makes t the current term (nil: none) and tells the listeners.
@@ -231,8 +205,7 @@ func (l *Latch) setTerm(t *Leadership, tell bool) {
 	l.mu.Lock()
 	old := l.term
 	l.term = t
-	close(l.changed)
-	l.changed = make(chan struct{})
+	l.wakeLocked()
 	l.mu.Unlock()
 	if !tell {
 		return
@@ -246,34 +219,11 @@ func (l *Latch) setTerm(t *Leadership, tell bool) {
 
 // run keeps the latch in the election until ctx ends.
 func (l *Latch) run(ctx context.Context) {
-	defer close(l.stopped)
-	var stale string // the node of an ended term, if its delete may be pending
-	for pause := time.Duration(0); ; {
-		if !sleep(ctx, pause) {
+	for {
+		hold, ok := l.m.join(ctx)
+		if !ok {
 			return
 		}
-		if err := l.client.BlockUntilConnected(ctx); err != nil {
-			if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
-				return
-			}
-			pause = nextPause(pause)
-			continue
-		}
-		if stale != "" && !removeStale(ctx, l.client, stale) {
-			pause = nextPause(pause)
-			continue
-		}
-		stale = ""
-		hold, err := l.li.AcquireHold(ctx, false)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			l.client.Logger().Warn("leader latch: joining the election failed", "path", l.li.Dir(), "err", err)
-			pause = nextPause(pause)
-			continue
-		}
-		pause = 0
 		t := newLeadership(hold, ctx.Done())
 		tell := ctx.Err() == nil // no term begins for the listeners once Close has begun
 		l.setTerm(t, tell)
@@ -282,9 +232,7 @@ func (l *Latch) run(ctx context.Context) {
 		// The listeners hear of every end but a silent Close's: a term
 		// lost before the Close is a loss.
 		l.setTerm(nil, tell && (!errors.Is(t.Err(), ErrClosed) || l.closeMode == NotifyLeader))
-		if !release(ctx, hold) {
-			stale = hold.Path()
-		}
+		l.m.leave(ctx, hold)
 		if ctx.Err() != nil {
 			return
 		}

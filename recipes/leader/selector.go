@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
@@ -26,19 +25,14 @@ type Func func(ctx context.Context, l *Leadership) error
 // enters an error state of the client's error policy (Curator users add a
 // LeaderSelectorListenerAdapter for this), InterruptLeadership, or Close.
 type Selector struct {
-	client      *framework.Client
-	li          *locks.LockInternals
-	id          string
+	m           member
 	fn          Func
 	autoRequeue bool
 
-	mu      sync.Mutex
-	state   runState
-	queued  bool          // in the election, or about to be: from Start, Requeue or auto-requeue until the term ends
-	wake    chan struct{} // capacity 1: queued may have become true
-	term    *Leadership
-	stop    context.CancelFunc
-	stopped chan struct{}
+	mu     sync.Mutex    // guards m's state and the fields below
+	queued bool          // in the election, or about to be: from Start, Requeue or auto-requeue until the term ends
+	wake   chan struct{} // capacity 1: queued may have become true
+	term   *Leadership
 }
 
 // NewSelector returns a selector for the election at path that runs fn
@@ -59,30 +53,24 @@ func NewSelector(client *framework.Client, path string, fn Func, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
-	return &Selector{client: client, li: li, id: o.id, fn: fn, autoRequeue: o.autoRequeue, wake: make(chan struct{}, 1)}, nil
+	return &Selector{m: member{client: client, li: li, id: o.id, kind: "selector"}, fn: fn, autoRequeue: o.autoRequeue, wake: make(chan struct{}, 1)}, nil
 }
 
 // ID returns the participant's id.
-func (s *Selector) ID() string { return s.id }
+func (s *Selector) ID() string { return s.m.id }
 
 // Path returns the election's path.
-func (s *Selector) Path() string { return s.li.Dir() }
+func (s *Selector) Path() string { return s.m.li.Dir() }
 
 // Start queues the selector for leadership once (again after each term
 // with WithAutoRequeue); it returns at once. A selector starts once.
 func (s *Selector) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch s.state {
-	case started:
-		return ErrAlreadyStarted
-	case closed:
-		return ErrClosed
+	if err := s.m.startLocked(s.run); err != nil {
+		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.state, s.stop, s.stopped = started, cancel, make(chan struct{})
 	s.queueLocked()
-	go s.run(ctx)
 	return nil
 }
 
@@ -91,16 +79,14 @@ func (s *Selector) Start() error {
 func (s *Selector) Requeue() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch s.state {
+	switch s.m.state {
 	case created:
 		return false, ErrNotStarted
 	case closed:
 		return false, ErrClosed
 	}
-	select {
-	case <-s.stopped: // the client closed under the selector
-		return false, fmt.Errorf("%w: %w", ErrClosed, framework.ErrClosed)
-	default:
+	if err := s.m.clientClosed(); err != nil {
+		return false, err
 	}
 	if s.queued {
 		return false, nil
@@ -141,13 +127,13 @@ func (s *Selector) HasLeadership() bool {
 // Participants returns the election's participants in queue order, the
 // leader first. It costs one listing and one read per participant.
 func (s *Selector) Participants(ctx context.Context) ([]Participant, error) {
-	return participants(ctx, s.client, s.li)
+	return participants(ctx, s.m.client, s.m.li)
 }
 
 // Leader returns the election's leader (ErrNoLeader if it has no
 // participant). It costs one listing and one read.
 func (s *Selector) Leader(ctx context.Context) (Participant, error) {
-	return leaderOf(ctx, s.client, s.li)
+	return leaderOf(ctx, s.m.client, s.m.li)
 }
 
 // Close leaves the election: it ends a term under way (the function's
@@ -160,63 +146,24 @@ func (s *Selector) Leader(ctx context.Context) (Participant, error) {
 // is back, or the node goes with its session.
 func (s *Selector) Close() error {
 	s.mu.Lock()
-	switch s.state {
-	case created:
-		s.mu.Unlock()
-		return ErrNotStarted
-	case closed:
-		s.mu.Unlock()
-		return ErrClosed
-	}
-	s.state = closed
+	stop, err := s.m.closeLocked()
 	s.mu.Unlock()
-	s.stop()
-	<-s.stopped
+	if err != nil {
+		return err
+	}
+	stop()
 	return nil
 }
 
 // run takes a term each time the selector is queued, until ctx ends.
 func (s *Selector) run(ctx context.Context) {
-	defer close(s.stopped)
-	var stale string
 	for s.awaitQueued(ctx) {
-		hold, ok := s.join(ctx, &stale)
+		hold, ok := s.m.join(ctx)
 		if !ok {
 			return
 		}
 		s.lead(ctx, hold)
-		if !release(ctx, hold) {
-			stale = hold.Path()
-		}
-	}
-}
-
-// join queues for one term and waits for it, trying again after errors
-// until ctx ends; it reports false then. stale is the node of an ended term
-// that may still need deleting.
-func (s *Selector) join(ctx context.Context, stale *string) (*locks.Hold, bool) {
-	for pause := time.Duration(0); ; pause = nextPause(pause) {
-		if !sleep(ctx, pause) {
-			return nil, false
-		}
-		if err := s.client.BlockUntilConnected(ctx); err != nil {
-			if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
-				return nil, false
-			}
-			continue
-		}
-		if *stale != "" && !removeStale(ctx, s.client, *stale) {
-			continue
-		}
-		*stale = ""
-		hold, err := s.li.AcquireHold(ctx, false)
-		if err == nil {
-			return hold, true
-		}
-		if ctx.Err() != nil {
-			return nil, false
-		}
-		s.client.Logger().Warn("leader selector: joining the election failed", "path", s.li.Dir(), "err", err)
+		s.m.leave(ctx, hold)
 	}
 }
 
@@ -251,7 +198,7 @@ func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
 	}
 	t.finish(ErrResigned)
 	if err != nil && !errors.Is(err, context.Canceled) {
-		s.client.Logger().Warn("leader selector: the leadership function failed", "path", s.li.Dir(), "err", err)
+		s.m.client.Logger().Warn("leader selector: the leadership function failed", "path", s.m.li.Dir(), "err", err)
 	}
 	s.mu.Lock()
 	s.term = nil

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -185,9 +183,7 @@ func TestSelectorJoinsAgainAfterAFailedJoin(t *testing.T) {
 	if _, err := c.Create(ctxT(t), "/election", nil, framework.WithACL(framework.WorldACL(framework.PermRead|framework.PermAdmin))); err != nil {
 		t.Fatal(err)
 	}
-	refused := make(chan struct{})
-	var once sync.Once
-	logger := slog.New(&onMessage{contains: "joining the election failed", fn: func() { once.Do(func() { close(refused) }) }})
+	logger, refused := recipestest.LogSignal("joining the election failed")
 	c2 := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithLogger(logger))
 	r := newTermRecorder()
 	s, err := leader.NewSelector(c2, "/election", r.fn("s0"))
@@ -205,22 +201,6 @@ func TestSelectorJoinsAgainAfterAFailedJoin(t *testing.T) {
 	tm := r.next(t)
 	tm.done <- nil
 }
-
-// onMessage is a slog handler that calls fn when a message contains a text.
-type onMessage struct {
-	contains string
-	fn       func()
-}
-
-func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
-func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
-	if strings.Contains(r.Message, h.contains) {
-		h.fn()
-	}
-	return nil
-}
-func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *onMessage) WithGroup(string) slog.Handler      { return h }
 
 // TestRequeueWhileWaitingIsNoOp: a selector waiting in the election is
 // queued already: Requeue reports false and buys it no second term.
