@@ -40,6 +40,7 @@ type seenFunc func(sub int, value string, at int64)
 // subscription is one row's running subscribers.
 type subscription struct {
 	counters []*zkharness.Counter // the subscribers' wire counters (none for a peer)
+	notified []func() int64       // when each subscriber's latest notification was read off its connection, on mono's clock (none for a peer)
 	close    func()
 }
 
@@ -90,6 +91,7 @@ func runPropagation(e env, row propRow, m, n int, limit time.Duration) result {
 	for i := 0; i < n && (limit == 0 || time.Since(start) < limit); i++ {
 		seq++
 		done := tr.expect(seq)
+		sent := mono()
 		if _, err := pub.conn.Set(cfg, []byte(strconv.FormatInt(seq, 10)), -1); err != nil {
 			r.Error = err.Error()
 			break
@@ -103,12 +105,17 @@ func runPropagation(e env, row propRow, m, n int, limit time.Duration) result {
 		if r.Error != "" {
 			break
 		}
-		for _, at := range tr.stamps() {
+		for i, at := range tr.stamps() {
 			d := time.Duration(at - ack)
 			if d < 0 {
 				r.early++
 			}
 			r.propagations = append(r.propagations, d)
+			if i < len(sub.notified) {
+				if n := sub.notified[i](); n >= sent && n <= at {
+					r.fromNotified = append(r.fromNotified, time.Duration(at-n))
+				}
+			}
 		}
 		r.Cycles++
 		time.Sleep(propagationGap)
@@ -126,14 +133,21 @@ func runPropagation(e env, row propRow, m, n int, limit time.Duration) result {
 	}
 	r.Deliveries, r.PerSubscriber = int64(len(r.propagations)), true
 	r.PropP50us, r.PropP99us = percentile(r.propagations, 50), percentile(r.propagations, 99)
+	r.SeenP50us, r.SeenP99us = percentile(r.fromNotified, 50), percentile(r.fromNotified, 99)
+	if len(sub.notified) > 0 && len(r.fromNotified) != len(r.propagations) {
+		r.missedStamps = int64(len(r.propagations) - len(r.fromNotified))
+	}
 	r.Violations, r.repeats = tr.counts()
-	r.Notes = propagationNotes(r.early, r.repeats)
+	r.Notes = propagationNotes(r.early, r.repeats, r.missedStamps)
 	return r
 }
 
 // propagationNotes says what a row's counts of odd deliveries were, if any.
-func propagationNotes(early, repeats int64) string {
+func propagationNotes(early, repeats, missedStamps int64) string {
 	var notes []string
+	if missedStamps > 0 {
+		notes = append(notes, fmt.Sprintf("%d deliveries without their notification seen on the wire", missedStamps))
+	}
 	if early > 0 {
 		notes = append(notes, fmt.Sprintf("%d deliveries stamped before the publisher's setData returned", early))
 	}
@@ -321,19 +335,22 @@ func printPropagations(rs []result) {
 	}
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\timpl\tsubscribers\tupdates\tp50 µs\tp99 µs\tp50 vs floor\tp99 vs floor\treq/update/subscriber (client)\treq/update/subscriber (server)\tnotif/update/subscriber\tviolations\tnotes\t")
+	fmt.Fprintln(tw, "workload\timpl\tsubscribers\tupdates\tp50 µs\tp99 µs\tp50 vs floor\tp99 vs floor\tnotified→seen p50 µs\tnotified→seen p99 µs\treq/update/subscriber (client)\treq/update/subscriber (server)\tnotif/update/subscriber\tviolations\tnotes\t")
 	for _, r := range rs {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%d\terror: %s\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Subscribers, r.Error)
+			fmt.Fprintf(tw, "%s\t%s\t%d\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Subscribers, r.Error)
 			continue
 		}
-		client, notif := "–", "–"
+		client, notif, seen50, seen99 := "–", "–", "–", "–"
 		if r.ClientReqs > 0 || r.NotifPerRel > 0 {
 			client, notif = fmt.Sprintf("%.2f", r.ClientReqs), fmt.Sprintf("%.2f", r.NotifPerRel)
 		}
+		if r.SeenP50us > 0 {
+			seen50, seen99 = fmt.Sprintf("%.0f", r.SeenP50us), fmt.Sprintf("%.0f", r.SeenP99us)
+		}
 		f := floors[r.Workload]
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%d\t%s\t\n", r.Workload, r.Impl, r.Subscribers, r.Cycles, r.PropP50us, r.PropP99us,
-			ratio(r.PropP50us, f.PropP50us), ratio(r.PropP99us, f.PropP99us), client, r.ServerReqs, notif, r.Violations, r.Notes)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%d\t%s\t\n", r.Workload, r.Impl, r.Subscribers, r.Cycles, r.PropP50us, r.PropP99us,
+			ratio(r.PropP50us, f.PropP50us), ratio(r.PropP99us, f.PropP99us), seen50, seen99, client, r.ServerReqs, notif, r.Violations, r.Notes)
 	}
 	tw.Flush()
 }

@@ -10,7 +10,8 @@ import (
 
 // TestPropagation runs a few updates of the config node for every Go row,
 // with two subscribers, on a real server: every subscriber sees every
-// update, in order, and each row makes the protocol's requests exactly:
+// update, in order, each delivery's notification is seen on its
+// subscriber's wire, and each row makes the protocol's requests exactly:
 // one notification and one read per subscriber per update.
 func TestPropagation(t *testing.T) {
 	srv, err := zkharness.NewServer()
@@ -41,6 +42,8 @@ func TestPropagation(t *testing.T) {
 					t.Fatalf("turn %d: %d updates and %d deliveries measured, want %d and %d", turn, r.Cycles, r.Deliveries, updates, updates*subscribers)
 				case r.Violations != 0 || r.repeats != 0:
 					t.Fatalf("turn %d: a listener saw an older value %d times, the same value again %d times", turn, r.Violations, r.repeats)
+				case len(r.fromNotified) != updates*subscribers:
+					t.Fatalf("turn %d: %d of %d deliveries with their notification seen on the wire", turn, len(r.fromNotified), updates*subscribers)
 				case r.PropP50us <= 0 || r.PropP99us < r.PropP50us:
 					t.Fatalf("turn %d: propagation p50 %v µs, p99 %v µs", turn, r.PropP50us, r.PropP99us)
 				case r.ClientReqs != 1 || r.NotifPerRel != 1:

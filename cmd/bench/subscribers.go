@@ -17,7 +17,9 @@ import (
 
 // openSubscribers opens m subscribers with start, closing what it opened if
 // one fails.
-func openSubscribers(m int, start func(i int) (cnt *zkharness.Counter, stop func(), err error)) (*subscription, error) {
+// Each is stamped with the moment its latest notification was read off
+// its connection.
+func openSubscribers(m int, start func(i int, stamp *wireStamps) (cnt *zkharness.Counter, stop func(), err error)) (*subscription, error) {
 	sub := &subscription{}
 	var stops []func()
 	sub.close = func() {
@@ -26,12 +28,14 @@ func openSubscribers(m int, start func(i int) (cnt *zkharness.Counter, stop func
 		}
 	}
 	for i := range m {
-		cnt, stop, err := start(i)
+		stamp := new(wireStamps)
+		cnt, stop, err := start(i, stamp)
 		if err != nil {
 			sub.close()
 			return nil, err
 		}
 		sub.counters = append(sub.counters, cnt)
+		sub.notified = append(sub.notified, stamp.lastNotifiedMono)
 		stops = append(stops, stop)
 	}
 	return sub, nil
@@ -40,8 +44,8 @@ func openSubscribers(m int, start func(i int) (cnt *zkharness.Counter, stop func
 // openCache opens m gocurator caches of path made with opts; each tells
 // seen of every Created and Changed event of cfg.
 func openCache(e env, path, cfg string, m int, seen seenFunc, opts ...cache.Option) (*subscription, error) {
-	return openSubscribers(m, func(i int) (*zkharness.Counter, func(), error) {
-		s, err := connectGo(e.addr, nil)
+	return openSubscribers(m, func(i int, stamp *wireStamps) (*zkharness.Counter, func(), error) {
+		s, err := connectGo(e.addr, stamp.dialer)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -87,8 +91,8 @@ func openTreeCache(e env, base, cfg string, m int, seen seenFunc) (*subscription
 
 // openWatchData: cache.WatchData on the config node, Kazoo's DataWatch.
 func openWatchData(e env, _, cfg string, m int, seen seenFunc) (*subscription, error) {
-	return openSubscribers(m, func(i int) (*zkharness.Counter, func(), error) {
-		s, err := connectGo(e.addr, nil)
+	return openSubscribers(m, func(i int, stamp *wireStamps) (*zkharness.Counter, func(), error) {
+		s, err := connectGo(e.addr, stamp.dialer)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -112,8 +116,8 @@ func openWatchData(e env, _, cfg string, m int, seen seenFunc) (*subscription, e
 // with a watch, and on its notification getData with a watch again. One
 // notification and one read per subscriber per update.
 func openFloor(e env, _, cfg string, m int, seen seenFunc) (*subscription, error) {
-	return openSubscribers(m, func(i int) (*zkharness.Counter, func(), error) {
-		s, err := connectZK(e.addr, true)
+	return openSubscribers(m, func(i int, stamp *wireStamps) (*zkharness.Counter, func(), error) {
+		s, err := connectZKWith(e.addr, true, stamp.dialer)
 		if err != nil {
 			return nil, nil, err
 		}
