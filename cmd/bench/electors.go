@@ -107,9 +107,10 @@ func joinFloor(addr, path string, _ int, led func()) (*participant, error) {
 // its Close does before and after, and when its latest watch notification
 // was read from the connection.
 type wireStamps struct {
-	mu       sync.Mutex
-	closed   time.Time
-	notified time.Time
+	mu           sync.Mutex
+	closed       time.Time
+	notified     time.Time
+	notifiedMono int64 // the same on mono's clock
 }
 
 // closeWritten returns when closeSession was written (zero if it was not).
@@ -127,6 +128,13 @@ func (s *wireStamps) lastNotified() time.Time {
 	return s.notified
 }
 
+// lastNotifiedMono is lastNotified on mono's clock (zero if none was).
+func (s *wireStamps) lastNotifiedMono() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.notifiedMono
+}
+
 // dialer wraps next so that its connections stamp s.
 func (s *wireStamps) dialer(next framework.Dialer) framework.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
@@ -138,7 +146,7 @@ func (s *wireStamps) dialer(next framework.Dialer) framework.Dialer {
 		sc.in.OnFrame = func(p []byte) { // xid, zxid, error, ...
 			if len(p) >= 4 && int32(binary.BigEndian.Uint32(p[:4])) == zkwire.NotificationXid {
 				sc.s.mu.Lock()
-				sc.s.notified = sc.readAt
+				sc.s.notified, sc.s.notifiedMono = sc.readAt, sc.readMono
 				sc.s.mu.Unlock()
 			}
 		}
@@ -150,9 +158,10 @@ func (s *wireStamps) dialer(next framework.Dialer) framework.Dialer {
 // reads come from one goroutine, go-zookeeper's receive loop.
 type stampConn struct {
 	net.Conn
-	s      *wireStamps
-	in     zkwire.Splitter
-	readAt time.Time // when the bytes being split were read
+	s        *wireStamps
+	in       zkwire.Splitter
+	readAt   time.Time // when the bytes being split were read
+	readMono int64     // the same on mono's clock
 }
 
 // Write stamps closeSession: go-zookeeper writes each request in one Write,
@@ -170,7 +179,7 @@ func (c *stampConn) Write(b []byte) (int, error) {
 func (c *stampConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if n > 0 {
-		c.readAt = time.Now()
+		c.readAt, c.readMono = time.Now(), mono()
 		c.in.Feed(b[:n])
 	}
 	return n, err

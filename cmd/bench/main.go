@@ -2,11 +2,15 @@
 // the bare-call floor of Curator's protocol, Apache Curator (Java) and Kazoo
 // (Python), on one ZooKeeper server in one run; and, with --workloads
 // failover, leader election's failover time against the floor, Curator's
-// LeaderSelector and LeaderLatch and Kazoo's Election.
+// LeaderSelector and LeaderLatch and Kazoo's Election; and, with --workloads
+// propagation, how fast a config node's update reaches its subscribers'
+// caches, against the floor, Curator's CuratorCache and Kazoo's DataWatch
+// and TreeCache.
 //
 //	go run ./cmd/bench                       # a throwaway server on loopback
 //	go run ./cmd/bench --connect 127.0.0.1:2181 --duration 5s --out results.jsonl
 //	go run ./cmd/bench --workloads failover --failovers 400 --fsync=false
+//	go run ./cmd/bench --workloads propagation --updates 400 --subscribers 1,20 --fsync=false
 //
 // It prints a table and writes one JSON line per implementation × workload.
 // docs/performance.md explains the figures.
@@ -35,9 +39,11 @@ func main() {
 	duration := flag.Duration("duration", 3*time.Second, "time per throughput workload")
 	out := flag.String("out", "bench-results.jsonl", "JSON lines output file")
 	only := flag.String("impls", "gocurator,floor,floor-serial,zk.Lock,curator,kazoo", "implementations to run")
-	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run (and failover, leader election's, on request)")
+	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run (and failover, leader election's, and propagation, the caches', on request)")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
 	failovers := flag.Int("failovers", 300, "changes of leader the failover workload measures per implementation (the Go ones split them over --rounds turns)")
+	updates := flag.Int("updates", 400, "updates of the config node the propagation workload measures per implementation and number of subscribers, split over --rounds turns")
+	subscribers := flag.String("subscribers", "1,20", "numbers of subscribers in the propagation workload")
 	fsync := flag.Bool("fsync", true, "the throwaway server fsyncs its transaction log (ZooKeeper's default)")
 	testServer := flag.Bool("test-server", false, "the throwaway server's JVM runs as in the tests (quick to start, C1 JIT only, serial GC, containers reaped every 100ms) instead of as ZooKeeper ships it")
 	warmup := flag.Duration("warmup", 2*time.Second, "unrecorded run of each workload before it is measured, per Go implementation")
@@ -54,8 +60,8 @@ func main() {
 		}
 	}
 	o := options{connect: *connect, fsync: *fsync, testServer: *testServer, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
-		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes)}
-	e := env{duration: *duration, noCancel: *noCancel, peerWarmup: *peerWarmup, failovers: *failovers}
+		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes), subscriberCounts: split(*subscribers)}
+	e := env{duration: *duration, noCancel: *noCancel, peerWarmup: *peerWarmup, failovers: *failovers, updates: *updates}
 	if err := run(e, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		pprof.StopCPUProfile()
@@ -72,6 +78,8 @@ type options struct {
 	warmup                     time.Duration
 	rounds                     int
 	only, workloads, herdSizes []string
+	subscriberCounts           []string // --subscribers, as given
+	subscribers                []int    // the same, parsed by run
 }
 
 // throughput runs one of the timed workloads.
@@ -90,6 +98,17 @@ func run(e env, o options) error {
 	}
 	if e.failovers < 1 {
 		return fmt.Errorf("--failovers %d: want a positive number", e.failovers)
+	}
+	if e.updates < 1 {
+		return fmt.Errorf("--updates %d: want a positive number", e.updates)
+	}
+	o.subscribers = nil
+	for _, n := range o.subscriberCounts {
+		m, err := strconv.Atoi(n)
+		if err != nil || m < 1 {
+			return fmt.Errorf("--subscribers %q: want positive numbers", n)
+		}
+		o.subscribers = append(o.subscribers, m)
 	}
 	connect, only := o.connect, o.only
 	if connect == "" {
@@ -190,6 +209,11 @@ func run(e env, o options) error {
 				emit(r)
 			}
 		}
+		if w == "propagation" {
+			for _, r := range runPropagations(e, o) {
+				emit(r)
+			}
+		}
 		if w == "memory" {
 			for _, im := range goImpls {
 				emit(runMemory(e, im, 1000))
@@ -261,6 +285,9 @@ func summary(r result) string {
 	if r.Workload == "failover" {
 		s = fmt.Sprintf("%d changes of leader, failover p50 %.0f µs, p99 %.0f µs", r.Cycles, r.FailoverP50us, r.FailoverP99us)
 	}
+	if r.Subscribers > 0 {
+		s = fmt.Sprintf("%d updates × %d subscribers, propagation p50 %.0f µs, p99 %.0f µs", r.Cycles, r.Subscribers, r.PropP50us, r.PropP99us)
+	}
 	if r.Notes != "" {
 		s += " (" + r.Notes + ")"
 	}
@@ -269,14 +296,19 @@ func summary(r result) string {
 
 // printTable prints every result, with each figure's ratio to the floor's.
 func printTable(rs []result) {
-	var failovers []result
+	var failovers, propagations []result
 	rs = slices.DeleteFunc(slices.Clone(rs), func(r result) bool {
-		if r.Workload == "failover" {
+		switch {
+		case r.Workload == "failover":
 			failovers = append(failovers, r)
+			return true
+		case r.Subscribers > 0:
+			propagations = append(propagations, r)
 			return true
 		}
 		return false
 	})
+	defer printPropagations(propagations)
 	defer printFailovers(failovers)
 	if len(rs) == 0 {
 		return

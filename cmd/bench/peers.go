@@ -41,17 +41,11 @@ func runCurator(e env, workload string, herdSizes []string) []result {
 	fail := func(err error) []result {
 		return []result{{Impl: "curator", Workload: workload, Error: err.Error()}}
 	}
-	if _, err := os.Stat(curatorJar); err != nil {
-		return fail(fmt.Errorf("curator is not installed (apt-get install -y libcurator-recipes-java)"))
-	}
-	classes, err := os.MkdirTemp("", "curator-bench-")
+	classes, err := compileCurator()
 	if err != nil {
 		return fail(err)
 	}
 	defer os.RemoveAll(classes)
-	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join(peerDir(), "CuratorBench.java")).CombinedOutput(); err != nil {
-		return fail(fmt.Errorf("javac: %v: %s", err, out))
-	}
 	javaAs := func(impl, name string, args ...string) []result { // impl and name: the row an error reports
 		warmup := "-Dbench.warmupMs=" + strconv.FormatInt(e.peerWarmup.Milliseconds(), 10)
 		return peerResults(e, impl, name, "java", append([]string{"-Xss512k", warmup, "-cp", classes + ":" + curatorJar, "CuratorBench", e.addr}, args...)...)
@@ -70,6 +64,23 @@ func runCurator(e env, workload string, herdSizes []string) []result {
 		return append(java(workload, workload, ms, n, "selector"), javaAs("curator-latch", workload, workload, ms, n, "latch")...)
 	}
 	return java(workload, workload, ms)
+}
+
+// compileCurator compiles the Java peer into a new directory, which the
+// caller removes.
+func compileCurator() (classes string, err error) {
+	if _, err := os.Stat(curatorJar); err != nil {
+		return "", fmt.Errorf("curator is not installed (apt-get install -y libcurator-recipes-java)")
+	}
+	classes, err = os.MkdirTemp("", "curator-bench-")
+	if err != nil {
+		return "", err
+	}
+	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join(peerDir(), "CuratorBench.java")).CombinedOutput(); err != nil {
+		os.RemoveAll(classes)
+		return "", fmt.Errorf("javac: %v: %s", err, out)
+	}
+	return classes, nil
 }
 
 // debianPython is the interpreter Debian's python3-kazoo is installed for

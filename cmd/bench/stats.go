@@ -60,6 +60,15 @@ func merge(a, b result) result {
 		a.fromNotified = append(a.fromNotified, b.fromNotified...)
 		a.NotifiedP50us, a.NotifiedP99us = percentile(a.fromNotified, 50), percentile(a.fromNotified, 99)
 	}
+	if a.propagations != nil || b.propagations != nil {
+		a.propagations = append(a.propagations, b.propagations...)
+		a.PropP50us, a.PropP99us = percentile(a.propagations, 50), percentile(a.propagations, 99)
+		a.Deliveries += b.Deliveries
+		a.fromNotified = append(a.fromNotified, b.fromNotified...)
+		a.SeenP50us, a.SeenP99us = percentile(a.fromNotified, 50), percentile(a.fromNotified, 99)
+		a.early, a.repeats, a.missedStamps = a.early+b.early, a.repeats+b.repeats, a.missedStamps+b.missedStamps
+		a.Notes, b.Notes = propagationNotes(a.early, a.repeats, a.missedStamps), ""
+	}
 	for _, n := range strings.Split(b.Notes, "; ") {
 		if n != "" && !strings.Contains(a.Notes, n) {
 			a.Notes = strings.TrimPrefix(a.Notes+"; "+n, "; ")

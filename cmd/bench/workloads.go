@@ -37,6 +37,13 @@ type result struct {
 	BytesInPerAcq  float64           `json:"bytes_in_per_acquire,omitempty"`    // herds: bytes the waiters received per acquire
 	CPUPerCycleUs  float64           `json:"client_cpu_us_per_cycle,omitempty"` // the harness process's CPU (all its clients), Go implementations only
 	Waiters        int               `json:"waiters,omitempty"`
+	Subscribers    int               `json:"subscribers,omitempty"`             // propagation: subscribers of the config node (a cycle is an update)
+	PropP50us      float64           `json:"propagation_p50_us,omitempty"`      // propagation: from the publisher's setData returning to a subscriber's listener seeing the value
+	PropP99us      float64           `json:"propagation_p99_us,omitempty"`      //
+	SeenP50us      float64           `json:"notified_to_seen_p50_us,omitempty"` // propagation: from a subscriber's notification read off its connection to its listener seeing the value (Go only)
+	SeenP99us      float64           `json:"notified_to_seen_p99_us,omitempty"` //
+	Deliveries     int64             `json:"deliveries,omitempty"`              // propagation: updates × subscribers, the measurements behind the percentiles
+	PerSubscriber  bool              `json:"per_subscriber_counts,omitempty"`   // propagation: the request and notification counts are per update per subscriber
 	DrainSeconds   float64           `json:"drain_seconds,omitempty"`
 	HeapPerWaiter  float64           `json:"heap_bytes_per_waiter,omitempty"`
 	StackPerWaiter float64           `json:"stack_bytes_per_waiter,omitempty"`
@@ -57,6 +64,10 @@ type result struct {
 	closes       []time.Duration
 	fromWire     []time.Duration
 	fromNotified []time.Duration
+	propagations []time.Duration
+	early        int64 // propagation: deliveries stamped before the publisher's setData returned
+	repeats      int64 // propagation: listener calls with the value the listener had seen last
+	missedStamps int64 // propagation: deliveries whose notification was not seen on the wire (Go rows)
 }
 
 // env is what a workload needs from the harness.
@@ -67,6 +78,7 @@ type env struct {
 	noCancel   bool          // acquire with context.Background(), not a cancellable context
 	peerWarmup time.Duration // the Java peer's unrecorded run before each measured one
 	failovers  int           // changes of leader per implementation in the failover workload
+	updates    int           // updates per row and number of subscribers in the propagation workload
 }
 
 // contention runs n clients, each looping acquire → section → release for

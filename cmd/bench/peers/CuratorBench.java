@@ -2,7 +2,8 @@
 // one JSON line per workload, in the Go harness's format.
 //
 // Usage: CuratorBench <connect> <workload> <durationMs> [herdWaiters | failovers selector|latch]
-// (and CuratorBench <connect> failover-worker <selector|latch> <path>: the failover's second JVM)
+// (and CuratorBench <connect> failover-worker <selector|latch> <path>: the failover's second JVM;
+// CuratorBench <connect> propagation-subscribers: the propagation workload's CuratorCache subscribers)
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -21,6 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
@@ -40,6 +43,10 @@ public class CuratorBench {
         String workload = a[1];
         if (workload.equals("failover-worker")) { // started by Failover: <connect> failover-worker <kind> <path>
             failoverWorker(a[2], a[3]);
+            System.exit(0);
+        }
+        if (workload.equals("propagation-subscribers")) {
+            propagationSubscribers();
             System.exit(0);
         }
         long duration = Long.parseLong(a[2]);
@@ -400,6 +407,68 @@ public class CuratorBench {
             }
         }
         for (int id : new ArrayList<>(members.byId.keySet())) { members.close(id); members.stop(id); }
+    }
+
+    // propagationSubscribers runs the propagation workload's subscribers (cmd/bench/peersubs.go), driven line by line:
+    // "clock" is answered "clock <nanoTime>"; "open <m> <base> <cfg>" opens m clients, each with a CuratorCache of
+    // base, and is answered "ready" once every cache is initialized; "close" closes them and is answered "closed".
+    // Whenever a cache's listener sees cfg created or changed, it writes "seen <subscriber> <value> <nanoTime>",
+    // stamped as the listener starts. The harness publishes. No client closes while updates are measured, so the
+    // JVM-wide monitor of ZooKeeper 3.8.0's client (see Failover) holds no subscriber up; the subscribers share
+    // one JVM.
+    static void propagationSubscribers() throws Exception {
+        Object out = new Object();
+        java.util.function.Consumer<String> say = line -> { synchronized (out) { System.out.println(line); System.out.flush(); } };
+        List<CuratorFramework> clients = new ArrayList<>();
+        List<CuratorCache> caches = new ArrayList<>();
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            String[] f = line.split(" ");
+            switch (f[0]) {
+                case "clock": say.accept("clock " + System.nanoTime()); break;
+                case "open": {
+                    int m = Integer.parseInt(f[1]);
+                    String base = f[2], cfg = f[3];
+                    CountDownLatch initialized = new CountDownLatch(m);
+                    for (int i = 0; i < m; i++) {
+                        final int sub = i;
+                        CuratorFramework c = client();
+                        clients.add(c);
+                        CuratorCache cache = CuratorCache.build(c, base);
+                        cache.listenable().addListener(CuratorCacheListener.builder()
+                            .forCreatesAndChanges((old, node) -> {
+                                long at = System.nanoTime();
+                                if (node.getPath().equals(cfg)) {
+                                    String v = new String(node.getData(), StandardCharsets.UTF_8);
+                                    say.accept("seen " + sub + " " + (v.isEmpty() ? "-" : v) + " " + at);
+                                }
+                            })
+                            .forInitialized(initialized::countDown)
+                            .build());
+                        cache.start();
+                        caches.add(cache);
+                    }
+                    if (!initialized.await(60, TimeUnit.SECONDS)) throw new IllegalStateException("caches not initialized within 60 s");
+                    say.accept("ready");
+                    break;
+                }
+                case "close": {
+                    for (CuratorCache cache : caches) cache.close();
+                    List<Thread> closing = new ArrayList<>();
+                    for (CuratorFramework c : clients) { // in parallel: each close stalls the JVM's clients ~100 ms (see Failover)
+                        Thread t = new Thread(c::close);
+                        t.start();
+                        closing.add(t);
+                    }
+                    for (Thread t : closing) t.join();
+                    caches.clear();
+                    clients.clear();
+                    say.accept("closed");
+                    break;
+                }
+                default: throw new IllegalArgumentException(line);
+            }
+        }
     }
 
     static double pct(List<Long> sorted, int p) {

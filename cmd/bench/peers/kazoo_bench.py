@@ -1,6 +1,7 @@
 """Runs the harness's workloads with Kazoo and prints one JSON line each.
 
 Usage: kazoo_bench.py <connect> <workload> <durationMs> [herdWaiters | failovers]
+   or: kazoo_bench.py <connect> propagation-subscribers datawatch|treecache
 
 Kazoo's locks follow their own protocol (close to Curator's for the mutex;
 its semaphore is different). Its read-write lock can deadlock (kazoo#649):
@@ -17,6 +18,8 @@ import time
 import traceback
 
 from kazoo.client import KazooClient
+from kazoo.recipe.cache import TreeCache, TreeEvent
+from kazoo.recipe.watchers import DataWatch
 from kazoo.exceptions import LockTimeout
 from kazoo.recipe.election import Election
 from kazoo.recipe.lock import Lock, ReadLock, Semaphore, WriteLock
@@ -261,8 +264,72 @@ def failover(connect, count):
     observer.close()
 
 
+def propagation_subscribers(connect, kind):
+    """The propagation workload's subscribers (cmd/bench/peersubs.go),
+    driven line by line on stdin: "clock" is answered "clock <ns>"; "open
+    <m> <base> <cfg>" opens m clients, each with a DataWatch of cfg or a
+    TreeCache of base, and is answered "ready" once each has its first copy;
+    "close" closes them and is answered "closed". Whenever a subscriber's
+    function or listener sees cfg's value, it writes "seen <subscriber>
+    <value> <ns>", stamped with time.monotonic_ns as it starts. The harness
+    publishes; the subscribers share this process (and its GIL)."""
+    out = threading.Lock()
+
+    def say(line):
+        with out:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+    subs = []  # (client, tree cache or None)
+    for line in sys.stdin:
+        f = line.split()
+        if f[0] == "clock":
+            say("clock %d" % time.monotonic_ns())
+        elif f[0] == "open":
+            m, base, cfg = int(f[1]), f[2], f[3]
+            for i in range(m):
+                c = client(connect)
+                if kind == "datawatch":
+                    def changed(data, stat, event=None, i=i):
+                        at = time.monotonic_ns()
+                        if data is not None:
+                            say("seen %d %s %d" % (i, data.decode() or "-", at))
+                    DataWatch(c, cfg, changed)  # calls changed before it returns
+                    subs.append((c, None))
+                    continue
+                ready = threading.Event()
+
+                def listener(ev, i=i, ready=ready):
+                    at = time.monotonic_ns()
+                    if ev.event_type == TreeEvent.INITIALIZED:
+                        ready.set()
+                    elif ev.event_type in (TreeEvent.NODE_ADDED, TreeEvent.NODE_UPDATED) and ev.event_data.path == cfg:
+                        say("seen %d %s %d" % (i, ev.event_data.data.decode() or "-", at))
+                tree = TreeCache(c, base)
+                tree.listen(listener)
+                tree.start()
+                subs.append((c, tree))
+                if not ready.wait(60):
+                    raise RuntimeError("tree cache not initialized within 60 s")
+            say("ready")
+        elif f[0] == "close":
+            for c, tree in subs:
+                if tree is not None:
+                    tree.close()
+                c.stop()
+                c.close()
+            subs = []
+            say("closed")
+        else:
+            raise SystemExit("unknown command " + line)
+
+
 def main():
+    if sys.argv[2] == "propagation-subscribers":
+        propagation_subscribers(sys.argv[1], sys.argv[3])
+        return
     connect, workload, duration = sys.argv[1], sys.argv[2], int(sys.argv[3]) / 1000.0
+
     if workload == "mutex-uncontended":
         contention(connect, workload, 1, duration, "mutex", 1)
     elif workload == "mutex-contended":
