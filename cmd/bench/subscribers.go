@@ -52,7 +52,7 @@ func openCache(e env, path, cfg string, m int, seen seenFunc, opts ...cache.Opti
 		gs := s.(*goSession)
 		c, err := cache.New(gs.c, path, opts...)
 		if err == nil {
-			_, err = c.Listen(func(ev cache.Event) {
+			_, err = c.AddListener(func(ev cache.Event) {
 				if (ev.Type == cache.Changed || ev.Type == cache.Created) && ev.Path == cfg {
 					seen(i, string(ev.Node.Data), mono())
 				}
