@@ -31,6 +31,7 @@ type Client struct {
 	writes    transport.WriteWatch // tells traced operations when their request is written
 	replies   transport.ReplyGuard // calls that read their reply after Close
 	watches   watchFeed            // AddWatchListener's functions
+	mirror    watchMirror          // the watches go-zookeeper holds
 
 	mu      sync.Mutex
 	started bool
@@ -332,8 +333,14 @@ func (c *Client) connected(ctx context.Context, timeout time.Duration) (*zk.Conn
 // onEvent is go-zookeeper's event callback: it must never block.
 func (c *Client) onEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
+		c.mirror.fired(ev) // before go-zookeeper's own table forgets them
 		c.watches.deliver(c.cfg.namespace, ev)
 		return
+	}
+	if ev.State == zk.StateHasSession && c.mirror.any() {
+		// go-zookeeper is about to set its watches again; see
+		// transport's replyGate for the data race this avoids.
+		c.transport.HoldRepliesUntilSetWatches()
 	}
 	c.transport.Recv().OnState(ev.State)
 	c.log.Debug("zookeeper session event", "state", ev.State.String(), "server", ev.Server)

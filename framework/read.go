@@ -55,6 +55,13 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, Watch, error) {
 	n, err := singleRequest(ctx, c, "exists", path, func(conn *zk.Conn, full string) (node, error) {
 		ok, stat, ch, err := conn.ExistsW(full)
+		if err == nil {
+			kind := watchExist
+			if ok {
+				kind = watchData
+			}
+			c.mirror.added(full, kind)
+		}
 		return node{ok: ok, stat: existing(ok, stat), watch: Watch{ch, c.cfg.namespace, path}}, err
 	})
 	return n.ok, n.stat, n.watch, err
@@ -74,6 +81,9 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, Watch, error) {
 	n, err := singleRequest(ctx, c, "get", path, func(conn *zk.Conn, full string) (node, error) {
 		data, stat, ch, err := conn.GetW(full)
+		if err == nil {
+			c.mirror.added(full, watchData)
+		}
 		return node{data: data, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace, path}}, err
 	})
 	return n.data, n.stat, n.watch, err
@@ -93,6 +103,9 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, Watch, error) {
 	n, err := singleRequest(ctx, c, "children", path, func(conn *zk.Conn, full string) (node, error) {
 		children, stat, ch, err := conn.ChildrenW(full)
+		if err == nil {
+			c.mirror.added(full, watchChild)
+		}
 		return node{children: children, stat: statOf(stat), watch: Watch{ch, c.cfg.namespace, path}}, err
 	})
 	return n.children, n.stat, n.watch, err

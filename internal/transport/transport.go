@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocurator/curator/internal/zkwire"
@@ -62,6 +63,7 @@ type Transport struct {
 	mu      sync.Mutex
 	closed  bool
 	conns   map[net.Conn]struct{}
+	latest  *trackedConn // the connection dialed last
 	session Handshake // the latest handshake that gave a session
 	dialErr error     // how the latest dial failed; nil once one succeeded
 }
@@ -101,8 +103,9 @@ func (t *Transport) Dial(network, addr string, timeout time.Duration) (net.Conn,
 	if err != nil {
 		return nil, err
 	}
-	tc := &trackedConn{Conn: nc, t: t}
+	tc := &trackedConn{Conn: nc, t: t, closed: make(chan struct{})}
 	t.conns[tc] = struct{}{}
+	t.latest = tc
 	return newBufferedConn(zkwire.SniffConn(tc, func(r zkwire.ConnectResponse) {
 		if r.SessionID != 0 {
 			t.mu.Lock()
@@ -112,7 +115,22 @@ func (t *Transport) Dial(network, addr string, timeout time.Duration) (net.Conn,
 		if t.cfg.OnHandshake != nil {
 			t.cfg.OnHandshake(r)
 		}
-	})), nil
+	}), tc), nil
+}
+
+// HoldRepliesUntilSetWatches makes the latest connection hold its replies
+// back until go-zookeeper has written its setWatches request (see
+// replyGate). Call it once a session is established on the connection
+// (go-zookeeper's StateHasSession, before it starts its loops), and only if
+// go-zookeeper has watches to set again: without them it sends no
+// setWatches, and the replies would wait for gateLimit.
+func (t *Transport) HoldRepliesUntilSetWatches() {
+	t.mu.Lock()
+	tc := t.latest
+	t.mu.Unlock()
+	if tc != nil {
+		tc.gate.Store(newReplyGate())
+	}
 }
 
 // dialServer connects to the server at addr: through the dialer, then, with
@@ -193,19 +211,28 @@ func (t *Transport) CloseSession(ctx context.Context, hs Handshake) error {
 	return zkwire.CloseSessionOn(ctx, nc, hs.ID, hs.Passwd)
 }
 
-// trackedConn tells the write watch what was written and forgets itself
-// when closed.
+// trackedConn tells the write watch and its reply gate what was written,
+// and forgets itself when closed.
 type trackedConn struct {
 	net.Conn
-	t *Transport
+	t         *Transport
+	gate      atomic.Pointer[replyGate] // nil: replies pass
+	closed    chan struct{}             // closed by Close: a gate holds nothing back then
+	closeOnce sync.Once
 }
 
 // Write tells the write watch what was written. It runs on go-zookeeper's
-// send loop, which takes the next request only after it.
+// send loop, which takes the next request only after it; go-zookeeper
+// writes each request in one call.
 func (c *trackedConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	if err == nil && c.t.cfg.Writes != nil {
 		c.t.cfg.Writes.Written(b)
+	}
+	if g := c.gate.Load(); g != nil {
+		if xid, op, ok := zkwire.RequestHeader(b); ok {
+			g.written(xid, op)
+		}
 	}
 	return n, err
 }
@@ -213,7 +240,14 @@ func (c *trackedConn) Write(b []byte) (int, error) {
 func (c *trackedConn) Close() error {
 	c.t.mu.Lock()
 	delete(c.t.conns, c)
+	if c.t.latest == c {
+		c.t.latest = nil
+	}
 	c.t.mu.Unlock()
+	c.closeOnce.Do(func() { close(c.closed) })
+	if g := c.gate.Load(); g != nil {
+		g.release() // stops its timer
+	}
 	return c.Conn.Close()
 }
 

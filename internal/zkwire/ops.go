@@ -18,3 +18,7 @@ const (
 	OpCloseSession    int32 = -11
 	OpSetWatches      int32 = 101
 )
+
+// OpSetAuth is the opcode of an auth request (go-zookeeper sends one per
+// credential again after every reconnect, before its other requests).
+const OpSetAuth int32 = 100
