@@ -123,8 +123,9 @@ func (q *queue) next(ctx context.Context) (key, bool, bool) {
 			q.fifo = q.fifo[1:]
 			t := q.tasks[k]
 			t.state = inFlight
+			watch := t.watch
 			q.mu.Unlock()
-			return k, t.watch, true
+			return k, watch, true
 		}
 		q.mu.Unlock()
 		select {
