@@ -64,8 +64,8 @@ type Transport struct {
 	closed  bool
 	conns   map[net.Conn]struct{}
 	latest  *trackedConn // the connection dialed last
-	session Handshake // the latest handshake that gave a session
-	dialErr error     // how the latest dial failed; nil once one succeeded
+	session Handshake    // the latest handshake that gave a session
+	dialErr error        // how the latest dial failed; nil once one succeeded
 }
 
 // New returns a Transport for cfg.
