@@ -34,9 +34,10 @@ type replyGate struct {
 	authed map[int32]bool // xids of the auth requests written since the gate closed
 }
 
-func newReplyGate() *replyGate {
+// newReplyGate returns a closed gate that opens by itself after limit.
+func newReplyGate(limit time.Duration) *replyGate {
 	g := &replyGate{open: make(chan struct{}), authed: make(map[int32]bool)}
-	g.timer = time.AfterFunc(gateLimit, g.release)
+	g.timer = time.AfterFunc(limit, g.release)
 	return g
 }
 

@@ -129,7 +129,7 @@ func (t *Transport) HoldRepliesUntilSetWatches() {
 	tc := t.latest
 	t.mu.Unlock()
 	if tc != nil {
-		tc.gate.Store(newReplyGate())
+		tc.gate.Store(newReplyGate(gateLimit))
 	}
 }
 
