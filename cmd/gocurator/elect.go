@@ -185,8 +185,9 @@ func (a *app) runElected(conn *connFlags, client *framework.Client, sel *leader.
 	for {
 		select {
 		case t := <-e.results:
-			status := a.termOutcome(path, t, requeue)
-			if requeue && !e.isStopping() {
+			again := requeue && !e.isStopping()
+			status := a.termOutcome(path, t, again)
+			if again {
 				continue
 			}
 			e.stop(nil)
@@ -218,12 +219,12 @@ func (a *app) runElected(conn *connFlags, client *framework.Client, sel *leader.
 
 // termOutcome reports how a term went and returns gocurator's exit status
 // for it: lost if the term ended while the command ran (or as it ended),
-// else the command's own status. With requeue, it says that the election
+// else the command's own status. With rejoin, it says that the election
 // goes on.
-func (a *app) termOutcome(path string, t term, requeue bool) int {
+func (a *app) termOutcome(path string, t term, rejoin bool) int {
 	const cmd = "elect"
 	again := ""
-	if requeue {
+	if rejoin {
 		again = "; joining the election again"
 	}
 	lost := errors.Is(t.lossErr, leader.ErrLost)
@@ -246,7 +247,7 @@ func (a *app) termOutcome(path string, t term, requeue bool) int {
 	if t.res.Leftovers {
 		fmt.Fprintf(a.stderr, "gocurator %s: the command exited and left processes in its group: stopped them\n", cmd)
 	}
-	if requeue {
+	if rejoin {
 		fmt.Fprintf(a.stderr, "gocurator %s: the command ended (%v)%s\n", cmd, t.res.Status, again)
 	}
 	return t.res.Status.ExitCode()

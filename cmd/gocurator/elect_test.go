@@ -5,6 +5,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gocurator/curator/recipestest"
 )
 
 // Three gocurator elect processes run one command at a time. When the
@@ -77,4 +79,27 @@ func TestElectRequeueRunsAgainUntilTerminated(t *testing.T) {
 	if kids, _, err := c.Children(b.ctx, "/requeue"); err != nil && !isNoNode(err) || len(kids) != 0 {
 		t.Fatalf("left in /requeue: %v %v", kids, err)
 	}
+}
+
+// With --requeue, a lost leadership stops the command and joins again: the
+// connection is dropped (Suspended ends the term), the command's group is
+// stopped, and once the client is back it leads again and runs the
+// command again, whose slot check finds the first one dead.
+func TestElectRequeueRunsAgainAfterALoss(t *testing.T) {
+	b := newBoard(t)
+	proxy := recipestest.StartProxy(t, server.ConnectString())
+	env := append(b.env(b.helper("hold", "E", "slot")...), "ZOOKEEPER_CONNECT="+proxy.Addr())
+	e := b.start("E", env, "elect", "--requeue", "--id", "E", "/election", "--", self)
+	first := b.next("IN E", e)
+	proxy.DropAll()
+	second := b.next("IN E", e)
+	if field(first.line, "pid") == field(second.line, "pid") || token(t, second) <= token(t, first) {
+		t.Fatalf("the second term's command %q is not a new one after %q", second.line, first.line)
+	}
+	if msg := e.errText(); !strings.Contains(msg, "stopped the command's process group") || !strings.Contains(msg, "joining the election again") {
+		t.Fatalf("gocurator elect said %q", msg)
+	}
+	e.cmd.Process.Signal(syscall.SIGTERM)
+	b.expectExit(e, 128+int(syscall.SIGTERM))
+	b.drain()
 }

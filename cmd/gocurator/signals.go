@@ -6,13 +6,6 @@ import (
 	"syscall"
 )
 
-// forwarded returns the signals gocurator passes on to the command's
-// process group while the command runs. Before it runs, the terminating
-// ones make gocurator give up waiting.
-func forwarded() []os.Signal {
-	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
-}
-
 // catchSignals returns a channel of the forwarded signals, which no longer
 // act on gocurator itself, and a function that restores their defaults.
 func catchSignals() (<-chan os.Signal, func()) {
