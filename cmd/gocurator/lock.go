@@ -163,9 +163,12 @@ func (a *app) runLocked(conn *connFlags, client *framework.Client, l locker, pat
 // acquire connects and takes l, giving up at the timeout (0: none; it then
 // reports timedOut) or at a terminating signal, which it returns.
 func acquire(conn *connFlags, client *framework.Client, l locker, timeout time.Duration, sigs <-chan os.Signal) (hold *locks.Hold, sig os.Signal, timedOut bool, err error) {
-	ctx, cancel := context.WithCancel(context.Background())
+	var ctx context.Context
+	var cancel context.CancelFunc
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(context.Background(), timeout)
+	} else {
+		ctx, cancel = context.WithCancel(context.Background())
 	}
 	defer cancel()
 	type result struct {
