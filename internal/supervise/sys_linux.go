@@ -13,7 +13,10 @@ func becomeSubreaper() {
 }
 
 // procAttr puts the command in a new process group and has the kernel
-// kill it if this process dies (its descendants are not covered).
+// kill it if this process dies (its descendants are not covered). The
+// kernel ties that signal to the thread that forked; Go ends a thread only
+// when a goroutine locked to it (runtime.LockOSThread) exits, which nothing
+// that starts a command here does.
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
