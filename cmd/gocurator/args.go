@@ -3,8 +3,11 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"slices"
+
+	"github.com/gocurator/curator/framework"
 )
 
 // newFlagSet returns a flag set that prints nothing: the subcommand
@@ -59,4 +62,39 @@ func (a *app) parseOrHelp(cmd string, fs *flag.FlagSet, args []string) (parsed, 
 		return p, exitUsage
 	}
 	return p, -1
+}
+
+// commandLineProblem checks the shape of a lock's or election's command
+// line: one path, "--", a command.
+func commandLineProblem(p parsed) string {
+	switch {
+	case len(p.args) == 0:
+		return "no path given"
+	case !p.dashes:
+		return "missing -- before the command"
+	case len(p.args) > 1:
+		return fmt.Sprintf("want one path before --, got %q", p.args)
+	case len(p.command) == 0:
+		return "no command after --"
+	}
+	return pathProblem(p.args[0])
+}
+
+// pathProblem checks a lock's or an election's path.
+func pathProblem(path string) string {
+	if err := framework.ValidatePath(path, false); err != nil || path == "/" {
+		return fmt.Sprintf("bad path %q: want an absolute path below / without empty, . or .. names", path)
+	}
+	return ""
+}
+
+// pathOnlyProblem checks a command line of one path and no command.
+func pathOnlyProblem(p parsed) string {
+	switch {
+	case len(p.args) == 0:
+		return "no path given"
+	case len(p.args) > 1 || p.dashes:
+		return fmt.Sprintf("want one path and nothing else, got %q", append(p.args, p.command...))
+	}
+	return pathProblem(p.args[0])
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/gocurator/curator/internal/holdrun"
 )
 
 // Exit statuses, documented in docs/cli.md and in every subcommand's help.
@@ -48,4 +51,12 @@ func (a *app) fail(cmd string, status int, format string, args ...any) int {
 // oneLine keeps a message on one line.
 func oneLine(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// lookupStatus is the exit status of a command that cannot be run.
+func lookupStatus(err error) int {
+	if errors.Is(err, holdrun.ErrNotFound) {
+		return exitNotFound
+	}
+	return exitCannotRun
 }

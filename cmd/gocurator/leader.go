@@ -76,14 +76,3 @@ func (a *app) leader(args []string) int {
 		}
 	}
 }
-
-// pathOnlyProblem checks a command line of one path and no command.
-func pathOnlyProblem(p parsed) string {
-	switch {
-	case len(p.args) == 0:
-		return "no path given"
-	case len(p.args) > 1 || p.dashes:
-		return fmt.Sprintf("want one path and nothing else, got %q", append(p.args, p.command...))
-	}
-	return pathProblem(p.args[0])
-}

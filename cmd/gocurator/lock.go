@@ -74,30 +74,6 @@ func (a *app) lock(args []string) int {
 	return a.runLocked(&conn, client, l, path, *timeout, command)
 }
 
-// commandLineProblem checks the shape of a lock's or election's command
-// line: one path, "--", a command.
-func commandLineProblem(p parsed) string {
-	switch {
-	case len(p.args) == 0:
-		return "no path given"
-	case !p.dashes:
-		return "missing -- before the command"
-	case len(p.args) > 1:
-		return fmt.Sprintf("want one path before --, got %q", p.args)
-	case len(p.command) == 0:
-		return "no command after --"
-	}
-	return pathProblem(p.args[0])
-}
-
-// pathProblem checks a lock's or an election's path.
-func pathProblem(path string) string {
-	if err := framework.ValidatePath(path, false); err != nil || path == "/" {
-		return fmt.Sprintf("bad path %q: want an absolute path below / without empty, . or .. names", path)
-	}
-	return ""
-}
-
 // newLocker makes the lock the flags ask for; it sends nothing.
 func newLocker(client *framework.Client, path string, shared int, read, write bool) (locker, error) {
 	switch {
@@ -114,14 +90,6 @@ func newLocker(client *framework.Client, path string, shared int, read, write bo
 		return rw.WriteLock(), nil
 	}
 	return locks.NewMutex(client, path)
-}
-
-// lookupStatus is the exit status of a command that cannot be run.
-func lookupStatus(err error) int {
-	if errors.Is(err, holdrun.ErrNotFound) {
-		return exitNotFound
-	}
-	return exitCannotRun
 }
 
 // runLocked takes the lock, runs the command under it and releases it.
