@@ -112,7 +112,12 @@ func run(workers, rounds int) error {
 
 	// 5. Config publish/subscribe.
 	fmt.Println("\n== a publisher updates /config; three subscribers' caches follow ==")
-	return configDemo(ctx, client, srv.ConnectString())
+	if err := configDemo(ctx, client, srv.ConnectString()); err != nil {
+		return err
+	}
+
+	// 6. The command line (issue 21; cli.go): only when scripts/demo built it.
+	return cliDemo(ctx, client, srv.ConnectString(), os.Getenv("GOCURATOR_BIN"))
 }
 
 // configDemo runs three subscribers, each a cache of /config on a session

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gocurator/curator/internal/holdrun"
+)
+
+// Exit statuses, documented in docs/cli.md and in every subcommand's help.
+// Otherwise gocurator lock and elect exit with the command's own status
+// (128 plus the signal's number if a signal killed it).
+const (
+	exitOK = 0
+	// exitNoLeader: gocurator leader found no leader.
+	exitNoLeader = 1
+	// exitUsage: bad flags, path, connect string or environment, or no
+	// command after "--". Nothing was sent to ZooKeeper.
+	exitUsage = 2
+	// exitFailed: gocurator itself failed: it could not connect, ZooKeeper
+	// refused its credentials, or a request failed.
+	exitFailed = 121
+	// exitLost: the lock or the leadership was lost while the command ran
+	// (the command's process group was stopped), or before its release.
+	exitLost = 122
+	// exitTimeout: the lock or the leadership was not had within
+	// --timeout; the command did not run.
+	exitTimeout = 124
+	// exitCannotRun and exitNotFound: the command cannot be run, or does
+	// not exist (as a shell's 126 and 127); the lock was not taken.
+	exitCannotRun = 126
+	exitNotFound  = 127
+)
+
+// usageError prints a bad usage's one-line message.
+func (a *app) usageError(cmd, msg string) {
+	name := "gocurator"
+	if cmd != "" {
+		name += " " + cmd
+	}
+	fmt.Fprintf(a.stderr, "%s: %s (see %s --help)\n", name, oneLine(msg), name)
+}
+
+// fail prints a one-line message and returns status.
+func (a *app) fail(cmd string, status int, format string, args ...any) int {
+	fmt.Fprintf(a.stderr, "gocurator %s: %s\n", cmd, oneLine(fmt.Sprintf(format, args...)))
+	return status
+}
+
+// oneLine keeps a message on one line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// lookupStatus is the exit status of a command that cannot be run.
+func lookupStatus(err error) int {
+	if errors.Is(err, holdrun.ErrNotFound) {
+		return exitNotFound
+	}
+	return exitCannotRun
+}

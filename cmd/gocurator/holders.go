@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gocurator/curator/internal/lockview"
+)
+
+// holders is `gocurator holders`.
+func (a *app) holders(args []string) int {
+	const cmd = "holders"
+	fs := newFlagSet(cmd)
+	var conn connFlags
+	conn.register(fs, a.getenv)
+	shared := fs.Int("shared", 0, "")
+	p, status := a.parseOrHelp(cmd, fs, args)
+	if status >= 0 {
+		return status
+	}
+	if msg := pathOnlyProblem(p); msg != "" {
+		a.usageError(cmd, msg)
+		return exitUsage
+	}
+	if *shared < 0 {
+		a.usageError(cmd, fmt.Sprintf("--shared must be at least 1, not %d", *shared))
+		return exitUsage
+	}
+	client, err := conn.newClient(a.getenv, "")
+	if err != nil {
+		a.usageError(cmd, err.Error())
+		return exitUsage
+	}
+	path := p.args[0]
+	sigs, restore := catchSignals()
+	defer restore()
+	defer closeWithin(client, 2*time.Second)
+	if sig, err := connect(&conn, client, sigs); sig != nil || err != nil {
+		if sig != nil {
+			return signalStatus(sig)
+		}
+		return a.fail(cmd, exitFailed, "%v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), conn.connectTimeout)
+	defer cancel()
+	ps, err := lockview.List(ctx, client, path, *shared)
+	if err != nil {
+		return a.fail(cmd, exitFailed, "listing %s: %v", path, err)
+	}
+	if len(ps) == 0 {
+		return exitOK
+	}
+	now := time.Now()
+	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "STATE\tKIND\tAGE\tSESSION\tID\tNODE")
+	for _, p := range ps {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%#x\t%s\t%s\n", p.State, dash(p.Kind), age(now.Sub(p.Created)), p.Session, printable(p.Data), p.Node)
+	}
+	w.Flush()
+	return exitOK
+}
+
+// age rounds an age for reading: tenths of a second under a minute.
+func age(d time.Duration) string {
+	if d < time.Minute {
+		return max(d, 0).Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// printable shows a node's data as text if it is, quoted otherwise, and
+// "-" if empty.
+func printable(data []byte) string {
+	s := string(data)
+	if s == "" {
+		return "-"
+	}
+	if !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/holdrun"
+	"github.com/gocurator/curator/internal/supervise"
+	"github.com/gocurator/curator/recipes/locks"
+)
+
+// locker is a lock gocurator lock can take: a Mutex, a Semaphore, or a
+// side of a ReadWriteLock.
+type locker interface {
+	Acquire(ctx context.Context) (*locks.Hold, error)
+}
+
+// releaseWithin bounds a release: Release does not wait for a connection
+// that is down, so this only caps a slow server.
+const releaseWithin = 10 * time.Second
+
+// lock is `gocurator lock`.
+func (a *app) lock(args []string) int {
+	const cmd = "lock"
+	fs := newFlagSet(cmd)
+	var conn connFlags
+	conn.register(fs, a.getenv)
+	timeout := fs.Duration("timeout", 0, "")
+	shared := fs.Int("shared", 0, "")
+	read := fs.Bool("read", false, "")
+	write := fs.Bool("write", false, "")
+	id := fs.String("id", defaultID(), "")
+	p, status := a.parseOrHelp(cmd, fs, args)
+	if status >= 0 {
+		return status
+	}
+	if msg := commandLineProblem(p); msg != "" {
+		a.usageError(cmd, msg)
+		return exitUsage
+	}
+	switch {
+	case *shared < 0:
+		a.usageError(cmd, fmt.Sprintf("--shared must be at least 1, not %d", *shared))
+		return exitUsage
+	case *shared > 0 && (*read || *write):
+		a.usageError(cmd, "--shared cannot be combined with --read or --write")
+		return exitUsage
+	case *read && *write:
+		a.usageError(cmd, "--read and --write exclude each other")
+		return exitUsage
+	case *timeout < 0:
+		a.usageError(cmd, fmt.Sprintf("--timeout must not be negative, not %v", *timeout))
+		return exitUsage
+	}
+	client, err := conn.newClient(a.getenv, *id)
+	if err != nil {
+		a.usageError(cmd, err.Error())
+		return exitUsage
+	}
+	path := p.args[0]
+	l, err := newLocker(client, path, *shared, *read, *write)
+	if err != nil {
+		a.usageError(cmd, err.Error())
+		return exitUsage
+	}
+	command, err := holdrun.Lookup(p.command)
+	if err != nil {
+		return a.fail(cmd, lookupStatus(err), "%v", err)
+	}
+	return a.runLocked(&conn, client, l, path, *timeout, command)
+}
+
+// newLocker makes the lock the flags ask for; it sends nothing.
+func newLocker(client *framework.Client, path string, shared int, read, write bool) (locker, error) {
+	switch {
+	case shared > 0:
+		return locks.NewSemaphore(client, path, shared)
+	case read || write:
+		rw, err := locks.NewReadWriteLock(client, path)
+		if err != nil {
+			return nil, err
+		}
+		if read {
+			return rw.ReadLock(), nil
+		}
+		return rw.WriteLock(), nil
+	}
+	return locks.NewMutex(client, path)
+}
+
+// runLocked takes the lock, runs the command under it and releases it.
+func (a *app) runLocked(conn *connFlags, client *framework.Client, l locker, path string, timeout time.Duration, command supervise.Command) int {
+	const cmd = "lock"
+	sigs, restore := catchSignals()
+	defer restore()
+	defer closeWithin(client, 2*time.Second)
+
+	hold, sig, timedOut, err := acquire(conn, client, l, timeout, sigs)
+	switch {
+	case sig != nil:
+		return a.fail(cmd, signalStatus(sig), "%v while waiting for %s", sig, path)
+	case timedOut:
+		return a.fail(cmd, exitTimeout, "%s not acquired within %v", path, timeout)
+	case err != nil:
+		return a.fail(cmd, exitFailed, "acquiring %s: %v", path, err)
+	}
+	lost := hold.Lost() // watches the node from here on
+	h := holdrun.Hold{Path: path, Node: hold.Path(), Session: client.SessionID(), Connect: conn.connect, Namespace: conn.namespace}
+	ctx, cancel := context.WithTimeout(context.Background(), conn.connectTimeout)
+	h.Token, err = hold.Token(ctx)
+	cancel()
+	if err != nil {
+		rerr := release(hold)
+		if hold.Err() != nil || errors.Is(rerr, locks.ErrLockLost) {
+			return a.fail(cmd, exitLost, "lost %s before the command started: %v", path, errors.Join(hold.Err(), rerr))
+		}
+		return a.fail(cmd, exitFailed, "reading the fencing token of %s: %v", path, err)
+	}
+	res, err := holdrun.Run(command, h, lost, client.SessionTimeout, sigs)
+	rerr := release(hold)
+	if err != nil {
+		return a.fail(cmd, lookupStatus(err), "%v", err)
+	}
+	return a.outcome(cmd, path, res, hold.Err(), rerr)
+}
+
+// acquire connects and takes l, giving up at the timeout (0: none; it then
+// reports timedOut) or at a terminating signal, which it returns.
+func acquire(conn *connFlags, client *framework.Client, l locker, timeout time.Duration, sigs <-chan os.Signal) (hold *locks.Hold, sig os.Signal, timedOut bool, err error) {
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(context.Background(), timeout)
+	} else {
+		ctx, cancel = context.WithCancel(context.Background())
+	}
+	defer cancel()
+	type result struct {
+		hold *locks.Hold
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		if err := conn.connectWithin(ctx, client); err != nil {
+			done <- result{nil, err}
+			return
+		}
+		h, err := l.Acquire(ctx)
+		done <- result{h, err}
+	}()
+	for {
+		select {
+		case r := <-done:
+			if sig != nil && r.hold != nil {
+				release(r.hold)
+				r.hold = nil
+			}
+			timedOut = r.err != nil && sig == nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
+			return r.hold, sig, timedOut, r.err
+		case s := <-sigs:
+			if terminating(s) && sig == nil {
+				sig = s
+				cancel() // the acquire deletes its node and returns
+			}
+		}
+	}
+}
+
+// release releases hold within releaseWithin.
+func release(hold *locks.Hold) error {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseWithin)
+	defer cancel()
+	return hold.Release(ctx)
+}
+
+// outcome reports how a command run under a hold ended and returns
+// gocurator's exit status: lost if the hold was lost while the command ran
+// or before its release, else the command's own status. lossErr is why
+// the hold was lost, releaseErr the release's error.
+func (a *app) outcome(cmd, path string, res supervise.Result, lossErr, releaseErr error) int {
+	how := "it ended on SIGTERM"
+	if res.Killed {
+		how = "SIGKILL after the grace period"
+	}
+	switch {
+	case res.Lost:
+		return a.fail(cmd, exitLost, "lost %s (%v): stopped the command's process group (%s)", path, lossErr, how)
+	case errors.Is(releaseErr, locks.ErrLockLost):
+		return a.fail(cmd, exitLost, "lost %s before it was released (%v); the command had ended: %v", path, releaseErr, res.Status)
+	}
+	if res.Leftovers {
+		fmt.Fprintf(a.stderr, "gocurator %s: the command exited and left processes in its group: stopped them (%s)\n", cmd, how)
+	}
+	if releaseErr != nil {
+		fmt.Fprintf(a.stderr, "gocurator %s: releasing %s: %v (the node goes with the session)\n", cmd, path, oneLine(releaseErr.Error()))
+	}
+	return res.Status.ExitCode()
+}

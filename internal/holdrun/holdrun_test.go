@@ -1,0 +1,42 @@
+package holdrun
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestEnvSetsTheHoldsVariablesOnce(t *testing.T) {
+	h := Hold{Path: "/jobs/a", Node: "/jobs/a/_c_x-lock-0000000004", Session: 0x1000a2b3c4d0005, Token: 4294967301, Connect: "h1:2181/app", Namespace: "ns"}
+	env := h.Env([]string{"HOME=/root", "GOCURATOR_NODE=stale", "ZOOKEEPER_CONNECT=elsewhere:2181", "GOCURATOR_NAMESPACE_X=kept"})
+	want := []string{
+		"HOME=/root", "GOCURATOR_NAMESPACE_X=kept",
+		"GOCURATOR_PATH=/jobs/a", "GOCURATOR_NODE=/jobs/a/_c_x-lock-0000000004",
+		"GOCURATOR_SESSION_ID=0x1000a2b3c4d0005", "GOCURATOR_FENCING_TOKEN=4294967301",
+		"ZOOKEEPER_CONNECT=h1:2181/app", "GOCURATOR_NAMESPACE=ns",
+	}
+	if !slices.Equal(env, want) {
+		t.Fatalf("env %q,\nwant %q", env, want)
+	}
+}
+
+func TestGraceIsASixthOfTheSessionTimeout(t *testing.T) {
+	if got := Grace(30 * time.Second); got != 5*time.Second {
+		t.Fatalf("Grace(30s) = %v, want 5s", got)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	if c, err := Lookup([]string{"sh", "-c", "true"}); err != nil || c.Path == "" || !slices.Equal(c.Args, []string{"sh", "-c", "true"}) {
+		t.Fatalf("Lookup(sh) = %+v, %v", c, err)
+	}
+	for _, argv := range [][]string{nil, {""}, {"no-such-command-anywhere"}, {"/no/such/command"}} {
+		if _, err := Lookup(argv); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Lookup(%q): %v, want ErrNotFound", argv, err)
+		}
+	}
+	if _, err := Lookup([]string{t.TempDir()}); !errors.Is(err, ErrCannotRun) {
+		t.Errorf("Lookup(a directory): %v, want ErrCannotRun", err)
+	}
+}

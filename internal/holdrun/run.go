@@ -1,0 +1,54 @@
+package holdrun
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/gocurator/curator/internal/supervise"
+)
+
+// ErrNotFound and ErrCannotRun are Lookup's errors: no such command, or one
+// that cannot be run (not executable, say); a shell exits 127 and 126 for
+// them.
+var (
+	ErrNotFound  = errors.New("command not found")
+	ErrCannotRun = errors.New("command cannot be run")
+)
+
+// Lookup finds argv's command as a shell would (in $PATH unless its name
+// has a slash) and returns it ready to run with the supervisor's standard
+// files and environment.
+func Lookup(argv []string) (supervise.Command, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return supervise.Command{}, ErrNotFound
+	}
+	path, err := exec.LookPath(argv[0])
+	switch {
+	case errors.Is(err, exec.ErrDot):
+		err = nil // a relative name with a slash the user typed; run it as given
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return supervise.Command{}, fmt.Errorf("%w: %s", ErrNotFound, argv[0])
+	case err != nil:
+		return supervise.Command{}, fmt.Errorf("%w: %w", ErrCannotRun, err)
+	}
+	return supervise.Command{Path: path, Args: argv}, nil
+}
+
+// Run runs cmd with h's variables in its environment until it exits or lost
+// is closed; then the command's whole process group is stopped, with
+// Grace(sessionTimeout()) between SIGTERM and SIGKILL (sessionTimeout is
+// asked at that moment: the negotiated timeout). signals are passed on to
+// the group. Run returns once no process of the group is left; the error
+// is Start's.
+func Run(cmd supervise.Command, h Hold, lost <-chan struct{}, sessionTimeout func() time.Duration, signals <-chan os.Signal) (supervise.Result, error) {
+	cmd.Env = h.Env(os.Environ())
+	return supervise.Run(cmd, supervise.Watch{
+		Lost:    lost,
+		Grace:   func() time.Duration { return Grace(sessionTimeout()) },
+		Signals: signals,
+	})
+}

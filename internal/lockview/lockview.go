@@ -1,0 +1,223 @@
+// Package lockview reads the nodes of a lock, a semaphore or an election as
+// an operator wants to see them: who holds, who waits, each participant's
+// data, session and age. It reads Curator's layouts (which are this
+// module's too) and sends only reads.
+package lockview
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locks"
+)
+
+// State says whether a participant holds or waits.
+type State string
+
+// A participant's states.
+const (
+	Holds State = "holds"
+	Waits State = "waits"
+	// Unknown is a node of no layout this package knows (no sequence
+	// number): it neither holds nor blocks anyone as Curator sorts.
+	Unknown State = "?"
+)
+
+// Participant is one node of a lock or an election.
+type Participant struct {
+	// Node is the node's path relative to the lock's path
+	// ("_c_…-lock-0000000001", or "leases/_c_…-lease-0000000002").
+	Node string
+	// Kind is the node's kind, from its name: "lock", "read", "write",
+	// "lease", "latch", or "" for none of them.
+	Kind string
+	// State says whether it holds or waits.
+	State State
+	// Data is the node's data: the participant's id (gocurator's --id, a
+	// Curator participant's id or IP address).
+	Data []byte
+	// Session is the id of the session that owns the node (0 for a node
+	// that is not ephemeral).
+	Session int64
+	// Created is when the node was created, by the server's clock.
+	Created time.Time
+}
+
+// List returns the participants of the lock, semaphore or election at path,
+// holders first, each side in queue order. A path that does not exist has
+// none. maxLeases, if above 0, is a semaphore's number of leases: lease
+// nodes after the first maxLeases wait; otherwise every lease node counts
+// as held.
+func List(ctx context.Context, c *framework.Client, path string, maxLeases int) ([]Participant, error) {
+	children, _, err := c.Children(ctx, path)
+	if errors.Is(err, framework.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	semaphore := false
+	for _, n := range children {
+		if n == locks.SemaphoreLeaseDir || n == locks.SemaphoreLockDir {
+			semaphore = true
+		}
+	}
+	if !semaphore {
+		names = sortBySequence(children)
+		return read(ctx, c, path, "", names, queueStates(names))
+	}
+	leases, err := listSorted(ctx, c, framework.JoinPath(path, locks.SemaphoreLeaseDir))
+	if err != nil {
+		return nil, err
+	}
+	states := make([]State, len(leases))
+	for i := range leases {
+		states[i] = Holds
+		if maxLeases > 0 && i >= maxLeases {
+			states[i] = Waits
+		}
+	}
+	held, err := read(ctx, c, path, locks.SemaphoreLeaseDir, leases, states)
+	if err != nil {
+		return nil, err
+	}
+	// Acquirers queue on the semaphore's lock; whoever holds that lock is
+	// still acquiring, and waits too.
+	queued, err := listSorted(ctx, c, framework.JoinPath(path, locks.SemaphoreLockDir))
+	if err != nil {
+		return nil, err
+	}
+	states = make([]State, len(queued))
+	for i := range states {
+		states[i] = Waits
+	}
+	waiting, err := read(ctx, c, path, locks.SemaphoreLockDir, queued, states)
+	if err != nil {
+		return nil, err
+	}
+	return append(held, waiting...), nil
+}
+
+// listSorted returns dir's children in queue order; none if dir is gone.
+func listSorted(ctx context.Context, c *framework.Client, dir string) ([]string, error) {
+	children, _, err := c.Children(ctx, dir)
+	if errors.Is(err, framework.ErrNoNode) {
+		return nil, nil
+	}
+	return sortBySequence(children), err
+}
+
+// read reads each node's data and stat; a node gone since the listing is
+// left out. sub is the directory under path the names are in.
+func read(ctx context.Context, c *framework.Client, path, sub string, names []string, states []State) ([]Participant, error) {
+	dir := path
+	if sub != "" {
+		dir = framework.JoinPath(path, sub)
+	}
+	out := make([]Participant, 0, len(names))
+	for i, name := range names {
+		data, stat, err := c.Get(ctx, framework.JoinPath(dir, name))
+		if errors.Is(err, framework.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		node := name
+		if sub != "" {
+			node = sub + "/" + name
+		}
+		out = append(out, Participant{
+			Node: node, Kind: kindOf(name), State: states[i], Data: data,
+			Session: stat.EphemeralOwner, Created: time.UnixMilli(stat.Ctime),
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].State == Holds && out[j].State != Holds })
+	return out, nil
+}
+
+// queueStates says who holds in a lock's or an election's directory, as
+// the recipes decide: the first node holds; with a read-write lock's
+// nodes, a writer holds if it is first and a reader if no writer is ahead
+// of it (a writer on the reader's own sequence is its downgraded write
+// hold, which does not count).
+func queueStates(names []string) []State {
+	states := make([]State, len(names))
+	firstWrite := ""
+	for i, name := range names {
+		seq, ok := sequence(name)
+		switch kind := kindOf(name); {
+		case !ok:
+			states[i] = Unknown
+		case kind == "read":
+			states[i] = Waits
+			if firstWrite == "" || firstWrite == seq {
+				states[i] = Holds
+			}
+		case i == 0:
+			states[i] = Holds
+		default:
+			states[i] = Waits
+		}
+		if kindOf(name) == "write" && firstWrite == "" {
+			firstWrite, _ = sequence(name)
+		}
+	}
+	return states
+}
+
+// kindOf names a node's kind from the recipe's name in it.
+func kindOf(name string) string {
+	for _, k := range []struct{ marker, kind string }{
+		{locks.WriteLockName, "write"}, {locks.ReadLockName, "read"},
+		{"-" + locks.LeaseName, "lease"}, {"-latch-", "latch"}, {"-" + locks.MutexLockName, "lock"},
+	} {
+		if strings.Contains(name, k.marker) {
+			return k.kind
+		}
+	}
+	for _, prefix := range []string{locks.LeaseName, "latch-", locks.MutexLockName} {
+		if strings.HasPrefix(name, prefix) { // without the protected prefix
+			return strings.TrimSuffix(prefix, "-")
+		}
+	}
+	return ""
+}
+
+// sequence returns the ten-digit sequence number ZooKeeper appended to a
+// sequential node's name.
+func sequence(name string) (string, bool) {
+	if len(name) < 10 {
+		return "", false
+	}
+	seq := name[len(name)-10:]
+	for _, r := range seq {
+		if r < '0' || r > '9' {
+			return "", false
+		}
+	}
+	return seq, true
+}
+
+// sortBySequence sorts names as the recipes do: on their sequence numbers,
+// names without one last, by name.
+func sortBySequence(names []string) []string {
+	out := append([]string(nil), names...)
+	sort.SliceStable(out, func(i, j int) bool {
+		si, oki := sequence(out[i])
+		sj, okj := sequence(out[j])
+		switch {
+		case oki && okj:
+			return si < sj
+		case oki != okj:
+			return oki
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
