@@ -29,22 +29,27 @@ const gateLimit = 250 * time.Millisecond
 type replyGate struct {
 	open   chan struct{}
 	once   sync.Once
-	timer  *time.Timer
 	mu     sync.Mutex
+	timer  *time.Timer    // opens the gate after its limit
 	authed map[int32]bool // xids of the auth requests written since the gate closed
 }
 
 // newReplyGate returns a closed gate that opens by itself after limit.
 func newReplyGate(limit time.Duration) *replyGate {
 	g := &replyGate{open: make(chan struct{}), authed: make(map[int32]bool)}
+	g.mu.Lock() // the timer's release reads g.timer under it
 	g.timer = time.AfterFunc(limit, g.release)
+	g.mu.Unlock()
 	return g
 }
 
 // release opens the gate for good.
 func (g *replyGate) release() {
 	g.once.Do(func() {
-		g.timer.Stop()
+		g.mu.Lock()
+		t := g.timer
+		g.mu.Unlock()
+		t.Stop()
 		close(g.open)
 	})
 }
