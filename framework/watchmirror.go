@@ -10,7 +10,10 @@ import (
 // (conn.go's watchers: one channel per successful watching call, by path
 // and kind; a notification removes the kinds it fires; an expiry or close
 // removes all). The client asks it at a reconnect whether go-zookeeper will
-// send a setWatches request (see transport's replyGate).
+// send a setWatches request (see transport's replyGate). It can count a
+// watch go-zookeeper no longer holds: one whose notification came between
+// go-zookeeper's registering it and the call's return (added runs after
+// fired then); the gate's time limit covers that.
 type watchMirror struct {
 	mu sync.Mutex
 	n  map[watchKey]int

@@ -9,7 +9,8 @@ import (
 
 // gateLimit bounds how long a reply gate holds replies: a safety net, for a
 // setWatches that never comes (the client's count of go-zookeeper's
-// watches can be one too many for a moment: see framework's watchMirror).
+// watches can keep a watch go-zookeeper has fired: see framework's
+// watchMirror).
 // Building setWatches takes go-zookeeper a few milliseconds for thousands
 // of watches.
 const gateLimit = 250 * time.Millisecond
