@@ -23,29 +23,15 @@ func (a *app) holders(args []string) int {
 	if status >= 0 {
 		return status
 	}
-	if msg := pathOnlyProblem(p); msg != "" {
-		a.usageError(cmd, msg)
-		return exitUsage
-	}
 	if *shared < 0 {
 		a.usageError(cmd, fmt.Sprintf("--shared must be at least 1, not %d", *shared))
 		return exitUsage
 	}
-	client, err := conn.newClient(a.getenv, "")
-	if err != nil {
-		a.usageError(cmd, err.Error())
-		return exitUsage
+	client, path, _, done, status := a.startQuery(cmd, p, &conn)
+	if status >= 0 {
+		return status
 	}
-	path := p.args[0]
-	sigs, restore := catchSignals()
-	defer restore()
-	defer closeWithin(client, 2*time.Second)
-	if sig, err := connect(&conn, client, sigs); sig != nil || err != nil {
-		if sig != nil {
-			return signalStatus(sig)
-		}
-		return a.fail(cmd, exitFailed, "%v", err)
-	}
+	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), conn.connectTimeout)
 	defer cancel()
 	ps, err := lockview.List(ctx, client, path, *shared)

@@ -13,15 +13,19 @@ import (
 // manifest names the rest of Curator and ZooKeeper's client.
 const curatorJar = "/usr/share/java/curator-recipes.jar"
 
-// A Curator 5.4 process (testdata/CuratorPeer.java, a copy of
-// recipes/locks' peer) and gocurator lock processes take one mutex in
+// peerSource is the Java peer of the locks' interop test, which this
+// package's test drives the same way.
+var peerSource = filepath.Join("..", "..", "recipes", "locks", "testdata", "CuratorPeer.java")
+
+// A Curator 5.4 process (recipes/locks' peer, peerSource) and gocurator
+// lock processes take one mutex in
 // turns: the Java peer's critical sections and the gocurator commands' (a
 // helper doing the same occupancy check through ZooKeeper) never overlap.
 // The Java peer holds first and waits until a gocurator process has queued
 // behind it, so the two are seen in one queue.
 func TestLockExcludesCuratorProcesses(t *testing.T) {
 	classes := t.TempDir()
-	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "CuratorPeer.java")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, peerSource).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s\n(Curator comes from: apt-get install -y libcurator-recipes-java)", err, out)
 	}
 	b := newBoard(t)

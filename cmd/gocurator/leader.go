@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/gocurator/curator/recipes/leader"
 )
@@ -20,25 +19,11 @@ func (a *app) leader(args []string) int {
 	if status >= 0 {
 		return status
 	}
-	if msg := pathOnlyProblem(p); msg != "" {
-		a.usageError(cmd, msg)
-		return exitUsage
+	client, path, sigs, done, status := a.startQuery(cmd, p, &conn)
+	if status >= 0 {
+		return status
 	}
-	client, err := conn.newClient(a.getenv, "")
-	if err != nil {
-		a.usageError(cmd, err.Error())
-		return exitUsage
-	}
-	path := p.args[0]
-	sigs, restore := catchSignals()
-	defer restore()
-	defer closeWithin(client, 2*time.Second)
-	if sig, err := connect(&conn, client, sigs); sig != nil || err != nil {
-		if sig != nil {
-			return signalStatus(sig)
-		}
-		return a.fail(cmd, exitFailed, "%v", err)
-	}
+	defer done()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	leaders, err := leader.Observe(ctx, client, path)
