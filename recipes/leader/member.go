@@ -3,6 +3,7 @@ package leader
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gocurator/curator/framework"
@@ -80,7 +81,7 @@ func (m *member) clientClosed() error {
 	}
 }
 
-var errClientClosed = errors.Join(ErrClosed, framework.ErrClosed)
+var errClientClosed = fmt.Errorf("%w: the client closed: %w", ErrClosed, framework.ErrClosed)
 
 // join makes a node in the election and waits for it to lead, trying again
 // after errors until ctx ends; it reports false then. The node of an ended
