@@ -61,3 +61,21 @@ func TestSignalWhileWaiting(t *testing.T) {
 		t.Fatalf("the waiter's command ran: %q", l)
 	}
 }
+
+// Ctrl-Z (SIGTSTP) to gocurator while its command runs does not stop it:
+// stopped, it would send no pings, and the server would let another holder
+// in while the command ran on. gocurator still sees the command end and
+// exits with its status.
+func TestJobControlDoesNotStopGocurator(t *testing.T) {
+	b := newBoard(t)
+	holder := b.start("H", b.env(b.helper("gate", "H", "slot")...), "lock", "--id", "H", "/lock", "--", self)
+	b.next("IN H", holder)
+	for _, sig := range []syscall.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU} {
+		if err := holder.cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	holder.release()
+	b.expectExit(holder, 0) // a stopped gocurator would not
+	b.drain()
+}

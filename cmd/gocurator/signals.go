@@ -7,11 +7,21 @@ import (
 )
 
 // catchSignals returns a channel of the forwarded signals, which no longer
-// act on gocurator itself, and a function that restores their defaults.
+// act on gocurator itself, ignores the job-control ones (see ignored), and
+// returns a function that restores their defaults.
 func catchSignals() (<-chan os.Signal, func()) {
 	ch := make(chan os.Signal, 8)
 	signal.Notify(ch, forwarded()...)
-	return ch, func() { signal.Stop(ch) }
+	ign := ignored()
+	if len(ign) > 0 { // with none, Ignore and Reset would take every signal
+		signal.Ignore(ign...)
+	}
+	return ch, func() {
+		signal.Stop(ch)
+		if len(ign) > 0 {
+			signal.Reset(ign...)
+		}
+	}
 }
 
 // terminating reports whether sig asks gocurator to stop.

@@ -13,3 +13,6 @@ import (
 func forwarded() []os.Signal {
 	return []os.Signal{os.Interrupt, syscall.SIGTERM}
 }
+
+// ignored returns no signal: this system has no job control.
+func ignored() []os.Signal { return nil }

@@ -24,6 +24,10 @@ const (
 	EnvConnect = "ZOOKEEPER_CONNECT"
 	// EnvNamespace is the namespace the paths are in ("" for none).
 	EnvNamespace = "GOCURATOR_NAMESPACE"
+	// EnvDigest holds gocurator's digest credentials ("user:password"). It
+	// is never passed on: a command that logs its environment would show
+	// the password.
+	EnvDigest = "GOCURATOR_DIGEST"
 )
 
 // Hold is a hold a command runs under.
@@ -41,7 +45,7 @@ type Hold struct {
 }
 
 // Env returns base (in os.Environ's form) with the hold's variables set,
-// replacing any that base had.
+// replacing any that base had, and without EnvDigest.
 func (h Hold) Env(base []string) []string {
 	set := [][2]string{
 		{EnvPath, h.Path},
@@ -54,7 +58,7 @@ func (h Hold) Env(base []string) []string {
 	env := make([]string, 0, len(base)+len(set))
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
-		if !ours(name, set) {
+		if name != EnvDigest && !ours(name, set) {
 			env = append(env, kv)
 		}
 	}
