@@ -2,6 +2,9 @@ package holdrun
 
 import (
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -38,5 +41,24 @@ func TestLookup(t *testing.T) {
 	}
 	if _, err := Lookup([]string{t.TempDir()}); !errors.Is(err, ErrCannotRun) {
 		t.Errorf("Lookup(a directory): %v, want ErrCannotRun", err)
+	}
+}
+
+// TestRunStartsNothingOnALostHold: a hold already lost when Run is called
+// runs no command.
+func TestRunStartsNothingOnALostHold(t *testing.T) {
+	lost := make(chan struct{})
+	close(lost)
+	marker := filepath.Join(t.TempDir(), "ran")
+	cmd, err := Lookup([]string{"sh", "-c", "touch " + marker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(cmd, Hold{}, lost, func() time.Duration { return time.Second }, nil)
+	if err != nil || !res.Lost {
+		t.Fatalf("Run = %+v, %v; want Lost", res, err)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the command ran: %v", err)
 	}
 }

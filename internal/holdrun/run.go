@@ -44,7 +44,15 @@ func Lookup(argv []string) (supervise.Command, error) {
 // asked at that moment: the negotiated timeout). signals are passed on to
 // the group. Run returns once no process of the group is left; the error
 // is Start's.
+//
+// A hold already lost when Run is called runs nothing: the result says
+// Lost, and no process was started.
 func Run(cmd supervise.Command, h Hold, lost <-chan struct{}, sessionTimeout func() time.Duration, signals <-chan os.Signal) (supervise.Result, error) {
+	select {
+	case <-lost: // lost while the token was read, say: another may hold now
+		return supervise.Result{Lost: true}, nil
+	default:
+	}
 	cmd.Env = h.Env(os.Environ())
 	return supervise.Run(cmd, supervise.Watch{
 		Lost:    lost,
