@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/gocurator/curator/internal/holdrun"
@@ -55,7 +56,7 @@ func oneLine(s string) string {
 
 // lookupStatus is the exit status of a command that cannot be run.
 func lookupStatus(err error) int {
-	if errors.Is(err, holdrun.ErrNotFound) {
+	if errors.Is(err, holdrun.ErrNotFound) || errors.Is(err, fs.ErrNotExist) { // gone since the lookup
 		return exitNotFound
 	}
 	return exitCannotRun

@@ -111,8 +111,8 @@ Examples:
   gocurator lock --read  /data/catalog -- ./export-catalog
   gocurator lock --write /data/catalog -- ./rebuild-catalog
 
-  # a shell pipeline, with the fencing token
-  gocurator lock /jobs/sync -- sh -c 'rsync -a src/ dst/ && echo "$GOCURATOR_FENCING_TOKEN" > dst/.token'
+  # hand the fencing token to what the command writes to
+  gocurator lock /jobs/export -- sh -c './export --fence "$GOCURATOR_FENCING_TOKEN"'
 `
 
 const electHelp = `Usage: gocurator elect [flags] PATH -- COMMAND [ARG...]

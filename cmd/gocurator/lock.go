@@ -128,24 +128,25 @@ func (a *app) runLocked(conn *connFlags, client *framework.Client, l locker, pat
 	return a.outcome(cmd, path, res, hold.Err(), rerr)
 }
 
-// acquire connects and takes l, giving up at the timeout (0: none; it then
-// reports timedOut) or at a terminating signal, which it returns.
+// acquire connects (within the connect timeout, as elect does) and takes
+// l, giving up at the timeout (0: none; it then reports timedOut) or at a
+// terminating signal, which it returns.
 func acquire(conn *connFlags, client *framework.Client, l locker, timeout time.Duration, sigs <-chan os.Signal) (hold *locks.Hold, sig os.Signal, timedOut bool, err error) {
-	var ctx context.Context
-	var cancel context.CancelFunc
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(context.Background(), timeout)
-	} else {
-		ctx, cancel = context.WithCancel(context.Background())
-	}
+	base, cancel := context.WithCancel(context.Background()) // a signal ends both steps
 	defer cancel()
+	ctx := base
+	if timeout > 0 {
+		var cancelWait context.CancelFunc
+		ctx, cancelWait = context.WithTimeout(base, timeout)
+		defer cancelWait()
+	}
 	type result struct {
 		hold *locks.Hold
 		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
-		if err := conn.connectWithin(ctx, client); err != nil {
+		if err := conn.connectWithin(base, client); err != nil {
 			done <- result{nil, err}
 			return
 		}

@@ -29,7 +29,7 @@ func Lookup(argv []string) (supervise.Command, error) {
 	path, err := exec.LookPath(argv[0])
 	switch {
 	case errors.Is(err, exec.ErrDot):
-		err = nil // a relative name with a slash the user typed; run it as given
+		err = nil // found through a relative $PATH entry ("." or ""): run it as a shell would
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return supervise.Command{}, fmt.Errorf("%w: %s", ErrNotFound, argv[0])
 	case err != nil:
