@@ -143,3 +143,27 @@ func TestStatusString(t *testing.T) {
 		t.Errorf("SIGINT's exit code: got %d, want 130", got)
 	}
 }
+
+// A loss while the command's leftovers are given their moment to end
+// stops them within the grace at once, and says lost: the settle time
+// does not push the kill past loss + grace.
+func TestLossDuringTheSettleStopsLeftovers(t *testing.T) {
+	s := newShell(t, `trap "" TERM; sleep 1000 & echo $!`)
+	g, err := Start(s.cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grandchild := s.pid(t)
+	lost := make(chan struct{})
+	go func() {
+		<-g.Exited() // the shell is done; its job ignores SIGTERM and stays
+		close(lost)
+	}()
+	r := g.Supervise(Watch{Lost: lost, Grace: func() time.Duration { return 10 * time.Millisecond }})
+	if !r.Lost || !r.Leftovers || !r.Killed {
+		t.Fatalf("got %+v, want lost, leftovers killed", r)
+	}
+	if !gone(grandchild) {
+		t.Fatalf("the job %d outlived Supervise", grandchild)
+	}
+}

@@ -75,6 +75,8 @@ func (g *Group) Supervise(w Watch) Result {
 			case <-g.Empty():
 			case <-settle.C:
 				r.Leftovers, r.Killed = true, g.Stop(grace(w))
+			case <-w.Lost: // the leftovers must be gone within the grace of the loss too
+				r.Leftovers, r.Lost, r.Killed = true, true, g.Stop(grace(w))
 			}
 			return r
 		}
