@@ -371,12 +371,6 @@ func printFailovers(rs []result) {
 			floor = r
 		}
 	}
-	ratio := func(x, f float64) string {
-		if x <= 0 || f <= 0 {
-			return ""
-		}
-		return fmt.Sprintf("%.2f×", x/f)
-	}
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "failover\timpl\tchanges\tp50 µs\tp99 µs\tp50 vs floor\tp99 vs floor\tclose call p50 µs\tfrom wire p50 µs\tfrom wire p99 µs\tnotified→led p50 µs\tnotified→led p99 µs\treq/change (client)\treq/change (server)\tnotif/change\tviolations\t")
@@ -396,7 +390,7 @@ func printFailovers(rs []result) {
 			not50, not99 = fmt.Sprintf("%.0f", r.NotifiedP50us), fmt.Sprintf("%.0f", r.NotifiedP99us)
 		}
 		fmt.Fprintf(tw, "failover\t%s\t%d\t%.0f\t%.0f\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", r.Impl, r.Cycles, r.FailoverP50us, r.FailoverP99us,
-			ratio(r.FailoverP50us, floor.FailoverP50us), ratio(r.FailoverP99us, floor.FailoverP99us), r.CloseP50us, wire50, wire99, not50, not99, client, r.ServerReqs, notif, r.Violations)
+			ratioText(r.FailoverP50us, floor.FailoverP50us), ratioText(r.FailoverP99us, floor.FailoverP99us), r.CloseP50us, wire50, wire99, not50, not99, client, r.ServerReqs, notif, r.Violations)
 	}
 	tw.Flush()
 }

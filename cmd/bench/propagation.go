@@ -327,12 +327,6 @@ func printPropagations(rs []result) {
 			floors[r.Workload] = r
 		}
 	}
-	ratio := func(x, f float64) string {
-		if x <= 0 || f <= 0 {
-			return ""
-		}
-		return fmt.Sprintf("%.2f×", x/f)
-	}
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\timpl\tsubscribers\tupdates\tp50 µs\tp99 µs\tp50 vs floor\tp99 vs floor\tnotified→seen p50 µs\tnotified→seen p99 µs\treq/update/subscriber (client)\treq/update/subscriber (server)\tnotif/update/subscriber\tviolations\tnotes\t")
@@ -350,7 +344,7 @@ func printPropagations(rs []result) {
 		}
 		f := floors[r.Workload]
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%d\t%s\t\n", r.Workload, r.Impl, r.Subscribers, r.Cycles, r.PropP50us, r.PropP99us,
-			ratio(r.PropP50us, f.PropP50us), ratio(r.PropP99us, f.PropP99us), seen50, seen99, client, r.ServerReqs, notif, r.Violations, r.Notes)
+			ratioText(r.PropP50us, f.PropP50us), ratioText(r.PropP99us, f.PropP99us), seen50, seen99, client, r.ServerReqs, notif, r.Violations, r.Notes)
 	}
 	tw.Flush()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -178,4 +179,13 @@ func median(xs []float64) float64 {
 		return xs[n/2]
 	}
 	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// ratioText is x over the floor's f, as the tables print it ("" when
+// either is missing).
+func ratioText(x, f float64) string {
+	if x <= 0 || f <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.2f×", x/f)
 }
