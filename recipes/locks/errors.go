@@ -20,8 +20,15 @@ var (
 	ErrLockLost = errors.New("locks: lock lost")
 	// ErrUpgrade is returned when a read-lock holder (even of a hold lost and
 	// not yet released) asks for the write lock, which would wait on itself
-	// for ever.
+	// for ever: the holder is the Owner in ctx, or, without one, the calling
+	// goroutine if it took the read lock without an Owner.
 	ErrUpgrade = errors.New("locks: cannot upgrade a read lock to a write lock")
+	// ErrSelfDeadlock is returned when an Acquire whose context carries no
+	// Owner would wait on a hold of the same lock that the calling goroutine
+	// took, also without an Owner, and has not released: a wait only its
+	// own caller could end. Re-entry needs an Owner (WithOwner); a write
+	// holder takes the read lock with ReadWriteLock.Downgrade.
+	ErrSelfDeadlock = errors.New("locks: would wait on a hold of the calling goroutine")
 	// ErrInvalidArg reports bad input: an empty or relative path, maxLeases
 	// or a lease count below 1. It is framework.ErrInvalidArg, so that one
 	// errors.Is test covers the client's bad input and the recipes'.

@@ -53,18 +53,41 @@ func ExampleMutex_reentrant() {
 		panic(err)
 	}
 	defer client.Close()
-	ctx := locks.WithOwner(context.Background(), locks.NewOwner()) // a Java thread's identity
-
 	m, _ := locks.NewMutex(client, "/locks/account")
-	outer, _ := m.Acquire(ctx)
-	inner, _ := m.Acquire(ctx) // re-entry: no ZooKeeper call
-	fmt.Println(outer == inner)
-	inner.Release(ctx)
-	outer.Release(ctx)
-	fmt.Println(m.IsAcquiredInThisProcess())
+
+	// debit takes the lock itself, so it may be called alone or by a caller
+	// that holds the lock already.
+	debit := func(ctx context.Context) error {
+		h, err := m.Acquire(ctx) // re-enters when ctx's owner holds the lock: no ZooKeeper call
+		if err != nil {
+			return err
+		}
+		defer h.Release(ctx)
+		fmt.Println("debit, owner holds the lock:", m.IsOwnedBy(locks.OwnerFrom(ctx)))
+		return nil
+	}
+	transfer := func(ctx context.Context) error {
+		h, err := m.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer h.Release(ctx)
+		return debit(ctx)
+	}
+
+	// What a Java thread was to Curator: give one Owner to each request or job.
+	ctx := locks.WithOwner(context.Background(), locks.NewOwner())
+	fmt.Println("transfer:", transfer(ctx))
+	// Without an Owner nothing re-enters: debit's Acquire would wait on its
+	// own caller's hold, so it is refused at once.
+	err = transfer(context.Background())
+	fmt.Println("without an Owner:", errors.Is(err, locks.ErrSelfDeadlock))
+	fmt.Println("held after both:", m.IsAcquiredInThisProcess())
 	// Output:
-	// true
-	// false
+	// debit, owner holds the lock: true
+	// transfer: <nil>
+	// without an Owner: true
+	// held after both: false
 }
 
 func ExampleSemaphore() {
@@ -108,6 +131,34 @@ func ExampleReadWriteLock() {
 	fmt.Println(err) // upgrading back is refused
 	r.Release(ctx)
 	// Output: locks: cannot upgrade a read lock to a write lock
+}
+
+func ExampleReadWriteLock_Downgrade() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-downgrade")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background() // no Owner: the holds say who is downgrading
+
+	rw, _ := locks.NewReadWriteLock(client, "/locks/config")
+	w, _ := rw.WriteLock().Acquire(ctx)
+	_, err = rw.ReadLock().Acquire(ctx) // this goroutine's own write hold is in the way
+	fmt.Println(errors.Is(err, locks.ErrSelfDeadlock))
+	r, err := rw.Downgrade(ctx, w) // the read lock, in the write hold's place
+	if err != nil {
+		panic(err)
+	}
+	w.Release(ctx) // still reading, ahead of queued writers
+	_, err = rw.WriteLock().Acquire(ctx)
+	fmt.Println(errors.Is(err, locks.ErrUpgrade))
+	r.Release(ctx)
+	// Output:
+	// true
+	// true
 }
 
 func ExampleMultiLock() {

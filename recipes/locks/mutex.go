@@ -22,8 +22,10 @@ type Mutex struct {
 	mu        sync.Mutex
 	holds     map[*Owner]*Hold
 	acquiring map[*Owner]chan struct{} // an owner's acquire in progress
+	takers    map[*Owner]uint64        // the goroutine that took each hold acquired without an Owner
 	revoke    func()
 	guard     func(*Owner) error // refuses an acquire before it starts; may be nil
+	selfWaits []selfWait         // refuse an Acquire without an Owner that would wait on its own goroutine
 	only      string             // Participants lists only nodes with this in their name ("": all)
 }
 
@@ -47,7 +49,9 @@ func newMutex(client *framework.Client, path, lockName string, maxLeases int, dr
 	if err != nil {
 		return nil, err
 	}
-	return &Mutex{li: li, holds: make(map[*Owner]*Hold), acquiring: make(map[*Owner]chan struct{})}, nil
+	m := &Mutex{li: li, holds: make(map[*Owner]*Hold), acquiring: make(map[*Owner]chan struct{}), takers: make(map[*Owner]uint64)}
+	m.selfWaits = []selfWait{selfWaitOn(m, "lock")}
+	return m, nil
 }
 
 // Acquire waits until the lock is held and returns the hold; ctx's deadline
@@ -56,6 +60,10 @@ func newMutex(client *framework.Client, path, lockName string, maxLeases int, dr
 // Acquire. If that hold was lost, Acquire returns its ErrLockLost instead:
 // release it, then acquire again. On error or cancel no node of ours is
 // left behind.
+//
+// Without an Owner in ctx, Acquire never re-enters; if the calling goroutine
+// took the lock without an Owner and has not released it, Acquire returns
+// ErrSelfDeadlock at once instead of waiting on itself.
 func (m *Mutex) Acquire(ctx context.Context) (*Hold, error) {
 	return m.acquire(ctx, false)
 }
@@ -68,11 +76,23 @@ func (m *Mutex) TryAcquire(ctx context.Context) (*Hold, error) {
 }
 
 func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
-	owner := OwnerFrom(ctx)
-	if owner == nil {
-		owner = NewOwner()
-		ctx = WithOwner(ctx, owner) // drivers see who acquires
+	if OwnerFrom(ctx) != nil {
+		return m.acquireFor(ctx, try, 0)
 	}
+	taker := goroutineID()
+	if !try {
+		if err := m.refuseSelfWait(taker); err != nil {
+			return nil, err
+		}
+	}
+	return m.acquireFor(WithOwner(ctx, NewOwner()), try, taker) // drivers see who acquires
+}
+
+// acquireFor acquires for ctx's owner. taker is the goroutine that asked
+// without an Owner (0: one was given): its hold counts as that goroutine's
+// in refuseSelfWait.
+func (m *Mutex) acquireFor(ctx context.Context, try bool, taker uint64) (*Hold, error) {
+	owner := OwnerFrom(ctx)
 	if m.guard != nil {
 		if err := m.guard(owner); err != nil {
 			return nil, err
@@ -122,9 +142,13 @@ func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
 		defer m.mu.Unlock()
 		if m.holds[owner] == h {
 			delete(m.holds, owner)
+			delete(m.takers, owner)
 		}
 	}, m.revoke, mark)
 	m.holds[owner] = h
+	if taker != 0 {
+		m.takers[owner] = taker
+	}
 	return h, nil
 }
 
@@ -153,6 +177,13 @@ func (m *Mutex) holdOf(o *Owner) *Hold {
 		return nil
 	}
 	return h
+}
+
+// takerOf returns the goroutine that took o's hold without an Owner, or 0.
+func (m *Mutex) takerOf(o *Owner) uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.takers[o]
 }
 
 // ownerOf returns the owner whose hold h is, if h is current, else nil.

@@ -24,6 +24,12 @@ const (
 // (downgrade, in Curator 5.5's form: the read node reuses the write node's
 // sequence, so a writer queued behind keeps waiting). A read holder asking
 // for the write lock gets ErrUpgrade instead of waiting on itself for ever.
+//
+// Without an Owner in the context, a goroutine is refused at once where it
+// would wait on a hold it took itself without one: ErrUpgrade for the write
+// lock while it reads, ErrSelfDeadlock for the read lock while it writes
+// (use Downgrade) or reads (readers re-enter only by Owner: a writer queued
+// between its two read nodes would wait on the first, and the second on it).
 type ReadWriteLock struct {
 	read, write *Mutex
 }
@@ -49,6 +55,15 @@ func NewReadWriteLock(client *framework.Client, path string, opts ...Option) (*R
 		}
 		return nil
 	}
+	write.selfWaits = []selfWait{selfWaitOn(write, "write lock of"), {on: read, refuse: func(h *Hold) error {
+		return fmt.Errorf("%w: %s: this goroutine holds the read lock (node %s), taken without an Owner",
+			ErrUpgrade, write.Path(), h.Path())
+	}}}
+	read.selfWaits = []selfWait{{on: write, refuse: func(h *Hold) error {
+		return fmt.Errorf("%w: read lock of %s: this goroutine holds the write lock (node %s), taken without an Owner; "+
+			"to downgrade, call Downgrade(ctx, writeHold) or give both Acquires one Owner (WithOwner)",
+			ErrSelfDeadlock, read.Path(), h.Path())
+	}}, selfWaitOn(read, "read lock of")}
 	return &ReadWriteLock{read: read, write: write}, nil
 }
 
@@ -60,8 +75,8 @@ func NewReadWriteLock(client *framework.Client, path string, opts ...Option) (*R
 // ErrNotOwner.
 //
 // Without it, a downgrade needs ctx to carry w's owner (WithOwner): a read
-// Acquire by another owner waits for w like any reader, and a goroutine
-// that waits on its own write hold waits until its ctx ends.
+// Acquire by another owner waits for w like any reader, and one without an
+// Owner on the goroutine that took w without one is ErrSelfDeadlock.
 func (rw *ReadWriteLock) Downgrade(ctx context.Context, w *Hold) (*Hold, error) {
 	o := rw.write.ownerOf(w)
 	if o == nil {
@@ -70,7 +85,9 @@ func (rw *ReadWriteLock) Downgrade(ctx context.Context, w *Hold) (*Hold, error) 
 		}
 		return nil, fmt.Errorf("%w: not a write hold of %s", ErrNotOwner, rw.write.Path())
 	}
-	return rw.read.Acquire(WithOwner(ctx, o))
+	// A write hold taken without an Owner passes its goroutine on: the read
+	// hold is that goroutine's too (ErrUpgrade if it asks for the write lock).
+	return rw.read.acquireFor(WithOwner(ctx, o), false, rw.write.takerOf(o))
 }
 
 // Participants returns the full paths of every node of the lock, readers'

@@ -1,0 +1,31 @@
+package locks
+
+import (
+	"bytes"
+	"runtime"
+	"strconv"
+)
+
+// goroutineID returns the calling goroutine's id, read from the header of
+// its stack trace ("goroutine 18 [running]:"), as golang.org/x/net/http2's
+// debug checks do; 0 if the header cannot be read. Ids are never reused.
+//
+// It has one use: refusing an Acquire without an Owner that would wait on a
+// hold its own goroutine took (selfwait.go). It never grants a lock: a hold
+// handed to another goroutine would make a grant by goroutine unsafe.
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b, ok := bytes.CutPrefix(b, []byte("goroutine "))
+	if !ok {
+		return 0
+	}
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, err := strconv.ParseUint(string(b), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return id
+}
