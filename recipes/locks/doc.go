@@ -5,4 +5,10 @@
 // it abandons the wait and deletes the waiter's node. A hold tells its holder
 // when it is lost (Hold.Lost), and gives a fencing token and a transaction
 // op that fails once the hold is no longer current.
+//
+// Where Curator's locks belong to a thread, these belong to an Owner carried
+// in the context (WithOwner): acquires with one Owner re-enter, others queue.
+// An acquire without an Owner never re-enters, and is refused
+// (ErrSelfDeadlock, ErrUpgrade) where it would wait on a hold its own
+// goroutine took without one.
 package locks
