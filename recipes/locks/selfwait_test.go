@@ -3,6 +3,7 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -292,4 +293,56 @@ func TestOwnerlessUpgradeFromALostReadHold(t *testing.T) {
 	if p, _ := rw.Participants(ctx); len(p) != 0 {
 		t.Fatalf("nodes left: %v", p)
 	}
+}
+
+// SemaphoreMutex is not reentrant, in Curator as here: a goroutine that asks
+// again without an Owner for the lock it took without one is refused, with
+// no request sent and no lease left; other goroutines still wait.
+func TestOwnerlessSemaphoreMutexTwice(t *testing.T) {
+	requests := zkharness.NewCounter()
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)),
+		framework.WithDialer(requests.Dialer(nil)))
+	ctx := ctxT(t)
+	m, _ := locks.NewSemaphoreMutex(c, "/smutex")
+	h, err := m.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := requests.Requests()
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := m.Acquire(wctx); !errors.Is(err, locks.ErrSelfDeadlock) || wctx.Err() != nil {
+		t.Fatalf("second Acquire on the same goroutine: %v, want ErrSelfDeadlock at once", err)
+	}
+	if got := requests.Requests() - before; got != 0 {
+		t.Fatalf("the refused Acquire sent %d requests, want 0", got)
+	}
+	got := make(chan error, 1)
+	go func() {
+		h2, err := m.Acquire(ctx)
+		if err == nil {
+			err = h2.Release(ctx)
+		}
+		got <- err
+	}()
+	recipestest.Eventually(t, "the other goroutine queued for the lock", func() (bool, string) {
+		kids, _, err := c.Children(ctx, "/smutex/locks")
+		return err == nil && len(kids) == 1, fmt.Sprint(kids, err)
+	})
+	select {
+	case err := <-got:
+		t.Fatalf("another goroutine did not wait: %v", err)
+	default:
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	h3, err := m.Acquire(ctx) // released: the goroutine may take it again
+	if err != nil {
+		t.Fatal(err)
+	}
+	h3.Release(ctx)
 }

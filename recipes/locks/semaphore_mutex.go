@@ -2,6 +2,7 @@ package locks
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/gocurator/curator/framework"
@@ -10,12 +11,14 @@ import (
 // SemaphoreMutex is Curator's InterProcessSemaphoreMutex: a lock that is not
 // reentrant, made of a one-lease Semaphore (so it has the semaphore's node
 // layout). An owner that acquires it twice waits on itself; use Mutex for
-// re-entry.
+// re-entry. Without an Owner, a goroutine that acquires it while it holds a
+// hold it took through it gets ErrSelfDeadlock at once.
 type SemaphoreMutex struct {
 	sem *Semaphore
 
-	mu   sync.Mutex
-	last *Hold // the latest hold taken through it
+	mu     sync.Mutex
+	last   *Hold            // the latest hold taken through it
+	takers map[*Hold]uint64 // holds taken without an Owner, not yet seen released: their goroutines
 }
 
 // NewSemaphoreMutex returns a non-reentrant lock at path.
@@ -24,22 +27,53 @@ func NewSemaphoreMutex(client *framework.Client, path string) (*SemaphoreMutex, 
 	if err != nil {
 		return nil, err
 	}
-	return &SemaphoreMutex{sem: sem}, nil
+	return &SemaphoreMutex{sem: sem, takers: make(map[*Hold]uint64)}, nil
 }
 
 // Acquire waits until the lock is held; ctx's deadline is the timeout.
 func (m *SemaphoreMutex) Acquire(ctx context.Context) (*Hold, error) {
-	return m.took(m.sem.Acquire(ctx))
+	var taker uint64
+	if OwnerFrom(ctx) == nil {
+		taker = goroutineID()
+		if h := m.takenBy(taker); h != nil {
+			return nil, fmt.Errorf("%w: %s: this goroutine holds it (node %s), and it is not reentrant",
+				ErrSelfDeadlock, m.Path(), h.Path())
+		}
+	}
+	return m.took(taker)(m.sem.Acquire(ctx))
 }
 
-// took records a hold taken through m.
-func (m *SemaphoreMutex) took(h *Hold, err error) (*Hold, error) {
-	if h != nil {
-		m.mu.Lock()
-		m.last = h
-		m.mu.Unlock()
+// takenBy returns a hold taken through m without an Owner on goroutine g,
+// and not released; it forgets the released ones.
+func (m *SemaphoreMutex) takenBy(g uint64) *Hold {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var found *Hold
+	for h, taker := range m.takers {
+		switch {
+		case h.isReleased():
+			delete(m.takers, h)
+		case taker == g && g != 0:
+			found = h
+		}
 	}
-	return h, err
+	return found
+}
+
+// took records a hold taken through m, by goroutine taker without an Owner
+// (0: with one).
+func (m *SemaphoreMutex) took(taker uint64) func(*Hold, error) (*Hold, error) {
+	return func(h *Hold, err error) (*Hold, error) {
+		if h != nil {
+			m.mu.Lock()
+			m.last = h
+			if taker != 0 {
+				m.takers[h] = taker
+			}
+			m.mu.Unlock()
+		}
+		return h, err
+	}
 }
 
 // IsAcquiredInThisProcess reports whether a hold taken through this
@@ -54,7 +88,11 @@ func (m *SemaphoreMutex) IsAcquiredInThisProcess() bool {
 // TryAcquire takes the lock only if it is free now, else ErrBusy (see
 // Semaphore.TryAcquire).
 func (m *SemaphoreMutex) TryAcquire(ctx context.Context) (*Hold, error) {
-	return m.took(m.sem.TryAcquire(ctx))
+	var taker uint64
+	if OwnerFrom(ctx) == nil {
+		taker = goroutineID()
+	}
+	return m.took(taker)(m.sem.TryAcquire(ctx))
 }
 
 // Participants returns the names of the lease nodes (see
