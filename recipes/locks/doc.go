@@ -8,7 +8,9 @@
 //
 // Where Curator's locks belong to a thread, these belong to an Owner carried
 // in the context (WithOwner): acquires with one Owner re-enter, others queue.
-// An acquire without an Owner never re-enters, and is refused
-// (ErrSelfDeadlock, ErrUpgrade) where it would wait on a hold its own
-// goroutine took without one.
+// An acquire without an Owner never re-enters. On a Mutex, either side of a
+// ReadWriteLock, a SemaphoreMutex, or a MultiLock of them, it is refused
+// (ErrSelfDeadlock, ErrUpgrade) where it would wait on a hold of the same
+// lock its own goroutine took without one; a Semaphore's waits depend on
+// counts others change, and are not refused.
 package locks

@@ -24,10 +24,12 @@ var (
 	// goroutine if it took the read lock without an Owner.
 	ErrUpgrade = errors.New("locks: cannot upgrade a read lock to a write lock")
 	// ErrSelfDeadlock is returned when an Acquire whose context carries no
-	// Owner would wait on a hold of the same lock that the calling goroutine
-	// took, also without an Owner, and has not released: a wait only its
-	// own caller could end. Re-entry needs an Owner (WithOwner); a write
-	// holder takes the read lock with ReadWriteLock.Downgrade.
+	// Owner would wait on a hold of the same lock (a Mutex, SemaphoreMutex
+	// or ReadWriteLock) that the calling goroutine took, also without an
+	// Owner, and has not released: a wait only its own caller could end,
+	// unless it handed the hold to another goroutine to release. Re-entry
+	// needs an Owner (WithOwner); a write holder takes the read lock with
+	// ReadWriteLock.Downgrade.
 	ErrSelfDeadlock = errors.New("locks: would wait on a hold of the calling goroutine")
 	// ErrInvalidArg reports bad input: an empty or relative path, maxLeases
 	// or a lease count below 1. It is framework.ErrInvalidArg, so that one

@@ -16,3 +16,11 @@ var ReadDriver = readDriver{}
 func NewHold(c *framework.Client, path string, mark uint64) *Hold {
 	return newHold(c, path, nil, nil, mark)
 }
+
+// SemaphoreMutexTakers counts the holds a SemaphoreMutex remembers as taken
+// without an Owner.
+func SemaphoreMutexTakers(m *SemaphoreMutex) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.takers)
+}

@@ -88,7 +88,9 @@ func NewMultiMutex(client *framework.Client, paths ...string) (*MultiLock, error
 
 // Acquire takes every lock, in order, or none. All are taken for one owner
 // (ctx's, or a new one), so a Mutex listed twice is re-entered, as in
-// Curator, where one thread takes them all.
+// Curator, where one thread takes them all. Without an Owner in ctx, the
+// locks see the calling goroutine: one it holds without an Owner is
+// refused (ErrSelfDeadlock), as its own Acquire would be.
 func (m *MultiLock) Acquire(ctx context.Context) (*MultiHold, error) {
 	return m.acquire(ctx, Locker.Acquire)
 }
@@ -113,9 +115,7 @@ type tryLocker interface {
 
 // acquire takes every lock with take, in order, or none.
 func (m *MultiLock) acquire(ctx context.Context, take func(Locker, context.Context) (*Hold, error)) (*MultiHold, error) {
-	if OwnerFrom(ctx) == nil {
-		ctx = WithOwner(ctx, NewOwner())
-	}
+	ctx, _ = actingFor(ctx) // one Owner for all; without one, each lock sees the calling goroutine
 	holds := make([]*Hold, 0, len(m.locks))
 	for i, l := range m.locks {
 		h, err := take(l, ctx)

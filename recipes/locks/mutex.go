@@ -62,8 +62,8 @@ func newMutex(client *framework.Client, path, lockName string, maxLeases int, dr
 // left behind.
 //
 // Without an Owner in ctx, Acquire never re-enters; if the calling goroutine
-// took the lock without an Owner and has not released it, Acquire returns
-// ErrSelfDeadlock at once instead of waiting on itself.
+// took the lock without an Owner and has not released that hold, Acquire
+// returns ErrSelfDeadlock at once instead of waiting for its release.
 func (m *Mutex) Acquire(ctx context.Context) (*Hold, error) {
 	return m.acquire(ctx, false)
 }
@@ -76,20 +76,17 @@ func (m *Mutex) TryAcquire(ctx context.Context) (*Hold, error) {
 }
 
 func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
-	if OwnerFrom(ctx) != nil {
-		return m.acquireFor(ctx, try, 0)
-	}
-	taker := goroutineID()
-	if !try {
-		if err := m.refuseSelfWait(taker); err != nil {
+	ctx, taker := actingFor(ctx) // drivers see who acquires
+	if taker != 0 && !try {
+		if err := m.refuseSelfWait(taker, OwnerFrom(ctx)); err != nil {
 			return nil, err
 		}
 	}
-	return m.acquireFor(WithOwner(ctx, NewOwner()), try, taker) // drivers see who acquires
+	return m.acquireFor(ctx, try, taker)
 }
 
 // acquireFor acquires for ctx's owner. taker is the goroutine that asked
-// without an Owner (0: one was given): its hold counts as that goroutine's
+// without an Owner (0: one was given): the hold counts as that goroutine's
 // in refuseSelfWait.
 func (m *Mutex) acquireFor(ctx context.Context, try bool, taker uint64) (*Hold, error) {
 	owner := OwnerFrom(ctx)

@@ -56,13 +56,13 @@ func NewReadWriteLock(client *framework.Client, path string, opts ...Option) (*R
 		return nil
 	}
 	write.selfWaits = []selfWait{selfWaitOn(write, "write lock of"), {on: read, refuse: func(h *Hold) error {
-		return fmt.Errorf("%w: %s: this goroutine holds the read lock (node %s), taken without an Owner",
-			ErrUpgrade, write.Path(), h.Path())
+		return fmt.Errorf("%w: %s: this goroutine holds the read lock (node %s%s), taken without an Owner",
+			ErrUpgrade, write.Path(), h.Path(), lostNote(h))
 	}}}
 	read.selfWaits = []selfWait{{on: write, refuse: func(h *Hold) error {
-		return fmt.Errorf("%w: read lock of %s: this goroutine holds the write lock (node %s), taken without an Owner; "+
+		return fmt.Errorf("%w: read lock of %s: this goroutine holds the write lock (node %s%s), taken without an Owner; "+
 			"to downgrade, call Downgrade(ctx, writeHold) or give both Acquires one Owner (WithOwner)",
-			ErrSelfDeadlock, read.Path(), h.Path())
+			ErrSelfDeadlock, read.Path(), h.Path(), lostNote(h))
 	}}, selfWaitOn(read, "read lock of")}
 	return &ReadWriteLock{read: read, write: write}, nil
 }
@@ -85,9 +85,13 @@ func (rw *ReadWriteLock) Downgrade(ctx context.Context, w *Hold) (*Hold, error) 
 		}
 		return nil, fmt.Errorf("%w: not a write hold of %s", ErrNotOwner, rw.write.Path())
 	}
-	// A write hold taken without an Owner passes its goroutine on: the read
-	// hold is that goroutine's too (ErrUpgrade if it asks for the write lock).
-	return rw.read.acquireFor(WithOwner(ctx, o), false, rw.write.takerOf(o))
+	// A write hold taken without an Owner gives a read hold without one,
+	// the calling goroutine's (ErrUpgrade if it asks for the write lock).
+	var taker uint64
+	if rw.write.takerOf(o) != 0 {
+		taker = goroutineID()
+	}
+	return rw.read.acquireFor(WithOwner(ctx, o), false, taker)
 }
 
 // Participants returns the full paths of every node of the lock, readers'

@@ -346,3 +346,143 @@ func TestOwnerlessSemaphoreMutexTwice(t *testing.T) {
 	}
 	h3.Release(ctx)
 }
+
+// A MultiLock acquiring without an Owner acts for its caller's goroutine:
+// its locks refuse the goroutine's self-waits in both directions, and one
+// lock listed twice still re-enters through the MultiLock's one Owner.
+func TestOwnerlessSelfWaitThroughMultiLock(t *testing.T) {
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	m, _ := locks.NewMutex(c, "/lock")
+	sm, _ := locks.NewSemaphoreMutex(c, "/smutex")
+	multi, _ := locks.NewMultiLock(m, sm)
+	bounded := func() context.Context {
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		t.Cleanup(cancel)
+		return wctx
+	}
+
+	mh, err := multi.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Acquire(bounded()); !errors.Is(err, locks.ErrSelfDeadlock) {
+		t.Fatalf("Mutex Acquire while the goroutine's MultiLock holds it: %v, want ErrSelfDeadlock", err)
+	}
+	if _, err := sm.Acquire(bounded()); !errors.Is(err, locks.ErrSelfDeadlock) {
+		t.Fatalf("SemaphoreMutex Acquire while the goroutine's MultiLock holds it: %v, want ErrSelfDeadlock", err)
+	}
+	if err := mh.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	h, err := sm.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := multi.Acquire(bounded()); !errors.Is(err, locks.ErrSelfDeadlock) {
+		t.Fatalf("MultiLock Acquire while the goroutine holds one of its locks: %v, want ErrSelfDeadlock", err)
+	}
+	if m.IsAcquiredInThisProcess() {
+		t.Fatal("the refused MultiLock kept the lock it took first")
+	}
+	h.Release(ctx)
+
+	twice, _ := locks.NewMultiLock(m, m)
+	th, err := twice.Acquire(bounded())
+	if err != nil {
+		t.Fatalf("MultiLock over one Mutex twice: %v", err)
+	}
+	if err := th.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := m.Participants(ctx); len(p) != 0 {
+		t.Fatalf("nodes left: %v", p)
+	}
+}
+
+// A write hold taken without an Owner and downgraded on another goroutine
+// gives that goroutine the read hold: it is refused the upgrade, and the
+// write lock's taker, which holds nothing now, is not.
+func TestOwnerlessDowngradeOnAnotherGoroutine(t *testing.T) {
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	rw, _ := locks.NewReadWriteLock(c, "/rw")
+	w, err := rw.WriteLock().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type downgraded struct {
+		r   *locks.Hold
+		err error
+	}
+	handed := make(chan downgraded, 1)
+	upgraded := make(chan error, 1)
+	go func() { // the worker the write hold is handed to
+		r, err := rw.Downgrade(ctx, w)
+		if err == nil {
+			err = w.Release(ctx)
+		}
+		if err == nil {
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			_, err = rw.WriteLock().Acquire(wctx)
+			upgraded <- err
+		} else {
+			upgraded <- nil
+		}
+		handed <- downgraded{r, err}
+	}()
+	if err := <-upgraded; !errors.Is(err, locks.ErrUpgrade) {
+		t.Fatalf("write Acquire by the goroutine that downgraded: %v, want ErrUpgrade", err)
+	}
+	d := <-handed
+	if d.r == nil {
+		t.Fatalf("Downgrade: %v", d.err)
+	}
+	// The write lock's taker holds nothing: it waits for the worker's read
+	// hold like any writer, and gets the lock once the worker releases.
+	released := make(chan error, 1)
+	go func() {
+		for { // until our write node queues behind the read node
+			p, err := rw.Participants(ctx)
+			if err != nil || len(p) == 2 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		released <- d.r.Release(ctx)
+	}()
+	h, err := rw.WriteLock().Acquire(ctx)
+	if err != nil {
+		t.Fatalf("write Acquire by the write lock's first taker: %v", err)
+	}
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	h.Release(ctx)
+}
+
+// A SemaphoreMutex remembers only the holds not yet released (and the last
+// one taken): its memory does not grow with acquire cycles.
+func TestSemaphoreMutexForgetsReleasedHolds(t *testing.T) {
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	sm, _ := locks.NewSemaphoreMutex(c, "/smutex")
+	for i := range 50 {
+		take := sm.Acquire
+		if i%2 == 1 {
+			take = sm.TryAcquire
+		}
+		h, err := take(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := locks.SemaphoreMutexTakers(sm); n > 1 {
+		t.Fatalf("after 50 released cycles the SemaphoreMutex remembers %d holds, want at most 1", n)
+	}
+}

@@ -32,32 +32,38 @@ func NewSemaphoreMutex(client *framework.Client, path string) (*SemaphoreMutex, 
 
 // Acquire waits until the lock is held; ctx's deadline is the timeout.
 func (m *SemaphoreMutex) Acquire(ctx context.Context) (*Hold, error) {
-	var taker uint64
-	if OwnerFrom(ctx) == nil {
-		taker = goroutineID()
-		if h := m.takenBy(taker); h != nil {
-			return nil, fmt.Errorf("%w: %s: this goroutine holds it (node %s), and it is not reentrant",
-				ErrSelfDeadlock, m.Path(), h.Path())
-		}
+	ctx, taker := actingFor(ctx)
+	if h := m.takenBy(taker); h != nil {
+		return nil, fmt.Errorf("%w: %s: this goroutine holds it (node %s%s), and it is not reentrant",
+			ErrSelfDeadlock, m.Path(), h.Path(), lostNote(h))
 	}
 	return m.took(taker)(m.sem.Acquire(ctx))
 }
 
-// takenBy returns a hold taken through m without an Owner on goroutine g,
-// and not released; it forgets the released ones.
+// takenBy returns a hold taken through m without an Owner on goroutine g
+// (never 0), and not released.
 func (m *SemaphoreMutex) takenBy(g uint64) *Hold {
+	if g == 0 {
+		return nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var found *Hold
+	m.forgetReleasedLocked()
 	for h, taker := range m.takers {
-		switch {
-		case h.isReleased():
-			delete(m.takers, h)
-		case taker == g && g != 0:
-			found = h
+		if taker == g {
+			return h
 		}
 	}
-	return found
+	return nil
+}
+
+// forgetReleasedLocked drops the released holds from m.takers. Callers hold m.mu.
+func (m *SemaphoreMutex) forgetReleasedLocked() {
+	for h := range m.takers {
+		if h.isReleased() {
+			delete(m.takers, h)
+		}
+	}
 }
 
 // took records a hold taken through m, by goroutine taker without an Owner
@@ -67,6 +73,7 @@ func (m *SemaphoreMutex) took(taker uint64) func(*Hold, error) (*Hold, error) {
 		if h != nil {
 			m.mu.Lock()
 			m.last = h
+			m.forgetReleasedLocked() // the map holds only holds not yet released
 			if taker != 0 {
 				m.takers[h] = taker
 			}
@@ -88,10 +95,7 @@ func (m *SemaphoreMutex) IsAcquiredInThisProcess() bool {
 // TryAcquire takes the lock only if it is free now, else ErrBusy (see
 // Semaphore.TryAcquire).
 func (m *SemaphoreMutex) TryAcquire(ctx context.Context) (*Hold, error) {
-	var taker uint64
-	if OwnerFrom(ctx) == nil {
-		taker = goroutineID()
-	}
+	ctx, taker := actingFor(ctx)
 	return m.took(taker)(m.sem.TryAcquire(ctx))
 }
 
