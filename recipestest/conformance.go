@@ -39,9 +39,9 @@ import (
 //     order, the first maxLeases hold, and each other watches the node
 //     maxLeases places ahead;
 //   - node shape: nodes are protected, ephemeral, and in a container
-//     directory, which the server removes once the lock is empty (within 10 s:
-//     zkharness's servers reap containers every 100 ms, ZooKeeper's default
-//     every 60 s).
+//     directory, which the server removes once the lock is empty (told by
+//     the driver's createContainer request on the wire, so the check needs
+//     no quick reaper: any server will do).
 //
 // A failing check names the fault. The checks that contend give up after a
 // minute, saying what they waited for.

@@ -9,16 +9,12 @@ import (
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // shapeTimeout bounds the quick checks: a driver that fails them fails in
 // seconds, not at the end of a deadlocked acquire.
 const shapeTimeout = 20 * time.Second
-
-// containerReapWait is how long checkNodeShape waits for the server to reap
-// the lock's emptied directory. zkharness's servers reap containers every
-// 100 ms; ZooKeeper's default is 60 s, too slow for this check.
-const containerReapWait = 10 * time.Second
 
 // checkOrder creates nodes through the driver one after another and checks,
 // before anything contends, that it sorts them in the order they were made
@@ -70,15 +66,23 @@ func checkOrder(t *testing.T, connect string, drv driver.LockDriver, lockName st
 // checkNodeShape checks what Curator's nodes are: protected names
 // (_c_<uuid>-, so that a create retried after a lost reply finds its node
 // instead of leaving one behind), ephemeral, in a directory made as a
-// container, which the server removes once the lock is empty.
+// container, which the server removes once the lock is empty. A stat does
+// not tell a container from a persistent node (the server shows clients an
+// ephemeralOwner of 0 for both), and waiting for the reaper would take a
+// minute on a server with ZooKeeper's defaults, so the check reads the
+// driver's requests on the wire: the directory must be made by a
+// createContainer request.
 func checkNodeShape(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
-	ctx, cancel := context.WithTimeout(context.Background(), shapeTimeout+containerReapWait)
+	ctx, cancel := context.WithTimeout(context.Background(), shapeTimeout)
 	defer cancel()
-	c := conformanceClient(t, connect, Namespace(t))
+	ns := Namespace(t)
+	wire := zkharness.NewCounter()
+	c := conformanceClient(t, connect, ns, framework.WithDialer(wire.Dialer(nil)))
 	p, err := drv.CreatesTheLock(ctx, c, framework.JoinPath("/lock", lockName), nil)
 	if err != nil {
 		t.Fatalf("CreatesTheLock: %v", err)
 	}
+	defer c.Delete(context.WithoutCancel(ctx), p, framework.Quietly())
 	_, name := framework.SplitPath(p)
 	if !framework.IsProtected(name) {
 		t.Errorf("node %s is not protected (_c_<uuid>-...): after a lost reply a retried create leaves it behind (WithProtection)", name)
@@ -89,25 +93,9 @@ func checkNodeShape(t *testing.T, connect string, drv driver.LockDriver, lockNam
 	if _, stat, err := c.Exists(ctx, p); err != nil || stat == nil || stat.EphemeralOwner != c.SessionID() {
 		t.Errorf("node %s is not an ephemeral node of the creating session (%+v, %v)", p, stat, err)
 	}
-	ok, _, gone, err := c.ExistsW(ctx, "/lock")
-	if err != nil || !ok {
-		t.Fatalf("the lock's directory: exists %v (%v)", ok, err)
-	}
-	if err := c.Delete(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	reap, cancelReap := context.WithTimeout(ctx, containerReapWait)
-	defer cancelReap()
-	for {
-		ev, err := gone.Wait(reap)
-		switch {
-		case err != nil:
-			t.Fatalf("the lock's directory is still there %v after its last node went: it must be a container (WithContainerParents), or every lock ever taken stays (%v)", containerReapWait, err)
-		case ev.Type == framework.EventNodeDeleted:
-			return
-		}
-		if ok, _, gone, err = c.ExistsW(ctx, "/lock"); err != nil || !ok { // another change: watch again
-			return
-		}
+	dir := "/" + ns + "/lock" // as sent, after a chroot if there is one
+	if !slices.ContainsFunc(wire.ContainersCreated(), func(sent string) bool { return strings.HasSuffix(sent, dir) }) {
+		t.Errorf("the lock's directory %s was not made as a container (the driver's createContainer requests: %q): "+
+			"the server never removes it, so every lock ever taken stays (WithContainerParents)", dir, wire.ContainersCreated())
 	}
 }

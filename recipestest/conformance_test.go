@@ -12,6 +12,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // The conformance suite fails a broken driver, and says why. Each broken
@@ -29,6 +30,7 @@ func TestLockDriverFailsBrokenDrivers(t *testing.T) {
 		{"persistent", "session-bound", "a dead holder would keep the lock"},
 		{"wrong-sort", "order", "it must sort on the sequence"},
 		{"unprotected-persistent-parents", "node-shape", "is not protected"},
+		{"persistent-parents", "node-shape", "was not made as a container"},
 		{"nil", "", "needs a driver, got nil"},
 	} {
 		t.Run(tt.driver, func(t *testing.T) {
@@ -82,6 +84,7 @@ func TestLockDriverOnBrokenDriver(t *testing.T) {
 		"persistent":                     persistentDriver{},
 		"wrong-sort":                     wrongSortDriver{},
 		"unprotected-persistent-parents": plainDriver{},
+		"persistent-parents":             persistentParentsDriver{},
 		"nil":                            nil,
 	}
 	name := os.Getenv(brokenDriverEnv)
@@ -131,4 +134,24 @@ type plainDriver struct{ driver.Standard }
 
 func (plainDriver) CreatesTheLock(ctx context.Context, c *framework.Client, path string, data []byte) (string, error) {
 	return c.Create(ctx, path, data, framework.WithMode(framework.EphemeralSequential), framework.WithParents())
+}
+
+// persistentParentsDriver makes protected nodes, but under persistent
+// parents: every lock's directory stays after its last node went.
+type persistentParentsDriver struct{ driver.Standard }
+
+func (persistentParentsDriver) CreatesTheLock(ctx context.Context, c *framework.Client, path string, data []byte) (string, error) {
+	return c.Create(ctx, path, data, framework.WithMode(framework.EphemeralSequential), framework.WithProtection(), framework.WithParents())
+}
+
+// The suite needs no quick reaper: it passes the standard driver on a server
+// with ZooKeeper's stock settings, which reaps empty containers once a
+// minute. (Its node-shape check waited for the reaper, and failed there.)
+func TestLockDriverOnStockServer(t *testing.T) {
+	stock, err := zkharness.NewServer(zkharness.WithStockSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stock.Close() })
+	recipestest.TestLockDriver(t, stock.ConnectString(), driver.Standard{}, locks.MutexLockName)
 }

@@ -3,6 +3,7 @@ package zkharness
 import (
 	"encoding/binary"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,9 @@ type Counter struct {
 	bytesIn       atomic.Int64
 	reads         atomic.Int64
 	byOp          [maxCountedOp + 1]atomic.Int64
+
+	mu         sync.Mutex
+	containers []string // the paths of OpCreateContainer requests, in order
 }
 
 // maxCountedOp is the highest opcode RequestsOf counts (ZooKeeper's
@@ -40,6 +44,16 @@ func (c *Counter) RequestsOf(opcode int32) int64 {
 		return 0
 	}
 	return c.byOp[opcode].Load()
+}
+
+// ContainersCreated returns the paths the client asked to create as
+// containers (OpCreateContainer requests, answered or not), in the order
+// sent, as they went on the wire: a chroot's prefix included, if the
+// connect string had one.
+func (c *Counter) ContainersCreated() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.containers)
 }
 
 // Notifications returns the watch notifications received so far.
@@ -72,6 +86,9 @@ func (c *Counter) Dialer(next framework.Dialer) framework.Dialer {
 				if op >= 0 && op <= maxCountedOp {
 					c.byOp[op].Add(1)
 				}
+				if op == zkwire.OpCreateContainer {
+					c.noteContainer(p)
+				}
 			}
 		}
 		cc.in.s.OnFrame = func(p []byte) { // xid, zxid, error, ...
@@ -81,6 +98,21 @@ func (c *Counter) Dialer(next framework.Dialer) framework.Dialer {
 		}
 		return cc, nil
 	}
+}
+
+// noteContainer records the path of a create-container request's payload:
+// xid, opcode, then the path's length and bytes.
+func (c *Counter) noteContainer(p []byte) {
+	if len(p) < 12 {
+		return
+	}
+	n := int(int32(binary.BigEndian.Uint32(p[8:12])))
+	if n < 0 || len(p)-12 < n {
+		return
+	}
+	c.mu.Lock()
+	c.containers = append(c.containers, string(p[12:12+n]))
+	c.mu.Unlock()
 }
 
 type countingConn struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -314,6 +315,24 @@ func TestCounterCountsTraffic(t *testing.T) {
 	<-w
 	if got := cnt.Notifications() - notes; got != 1 {
 		t.Fatalf("%d notifications counted for one watch", got)
+	}
+}
+
+// The counter names the containers a client asked for, and only those.
+func TestCounterNamesContainersCreated(t *testing.T) {
+	cnt := zkharness.NewCounter()
+	conn, _ := connect(t, server.Addr(), cnt.Dialer(nil))
+	dir := "/" + recipestest.Namespace(t)
+	if _, err := conn.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir + "/c1", dir + "/c2"} {
+		if _, err := conn.CreateContainer(p, nil, zk.FlagContainer, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := cnt.ContainersCreated(), []string{dir + "/c1", dir + "/c2"}; !slices.Equal(got, want) {
+		t.Fatalf("ContainersCreated = %q, want %q", got, want)
 	}
 }
 
