@@ -49,9 +49,7 @@ func TestOwnerlessSelfWaitIsRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			requests := zkharness.NewCounter()
-			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)),
-				framework.WithDialer(requests.Dialer(nil)))
+			c, requests := countedClient(t)
 			ctx := ctxT(t)
 			rw, _ := locks.NewReadWriteLock(c, "/rw")
 			m, _ := locks.NewMutex(c, "/lock")
@@ -63,10 +61,7 @@ func TestOwnerlessSelfWaitIsRefused(t *testing.T) {
 			nodes := participantsOf(t, rw, m)
 			before := requests.Requests()
 
-			// Bounded, so that the wait the refusal replaces fails the test
-			// rather than hanging it.
-			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
+			wctx := refusalCtx(t, ctx)
 			second := tc.second(rw, m)
 			if h2, err := second.Acquire(wctx); !errors.Is(err, tc.want) {
 				if err == nil {
@@ -105,6 +100,23 @@ func TestOwnerlessSelfWaitIsRefused(t *testing.T) {
 	}
 }
 
+// refusalCtx bounds an Acquire that must be refused at once, so that the
+// wait the refusal replaces fails the test instead of hanging it.
+func refusalCtx(t *testing.T, ctx context.Context) context.Context {
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	t.Cleanup(cancel)
+	return wctx
+}
+
+// countedClient returns a client in a fresh namespace whose requests are
+// counted on the wire.
+func countedClient(t *testing.T) (*framework.Client, *zkharness.Counter) {
+	requests := zkharness.NewCounter()
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)),
+		framework.WithDialer(requests.Dialer(nil)))
+	return c, requests
+}
+
 func participantsOf(t *testing.T, rw *locks.ReadWriteLock, m *locks.Mutex) []string {
 	t.Helper()
 	a, err := rw.Participants(ctxT(t))
@@ -137,8 +149,7 @@ func TestOwnerlessSelfWaitWaysOut(t *testing.T) {
 	}
 	w.Release(ctx)
 	// The downgraded read hold is the goroutine's, as its write hold was.
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
+	wctx := refusalCtx(t, ctx)
 	if _, err := rw.WriteLock().Acquire(wctx); !errors.Is(err, locks.ErrUpgrade) {
 		t.Fatalf("write Acquire after the downgrade: %v, want ErrUpgrade", err)
 	}
@@ -281,8 +292,7 @@ func TestOwnerlessUpgradeFromALostReadHold(t *testing.T) {
 	if err := c.BlockUntilConnected(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
+	wctx := refusalCtx(t, ctx)
 	if w, err := rw.WriteLock().Acquire(wctx); !errors.Is(err, locks.ErrUpgrade) {
 		if err == nil {
 			w.Release(ctx)
@@ -299,9 +309,7 @@ func TestOwnerlessUpgradeFromALostReadHold(t *testing.T) {
 // again without an Owner for the lock it took without one is refused, with
 // no request sent and no lease left; other goroutines still wait.
 func TestOwnerlessSemaphoreMutexTwice(t *testing.T) {
-	requests := zkharness.NewCounter()
-	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)),
-		framework.WithDialer(requests.Dialer(nil)))
+	c, requests := countedClient(t)
 	ctx := ctxT(t)
 	m, _ := locks.NewSemaphoreMutex(c, "/smutex")
 	h, err := m.Acquire(ctx)
@@ -309,8 +317,7 @@ func TestOwnerlessSemaphoreMutexTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := requests.Requests()
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
+	wctx := refusalCtx(t, ctx)
 	if _, err := m.Acquire(wctx); !errors.Is(err, locks.ErrSelfDeadlock) || wctx.Err() != nil {
 		t.Fatalf("second Acquire on the same goroutine: %v, want ErrSelfDeadlock at once", err)
 	}
@@ -356,20 +363,15 @@ func TestOwnerlessSelfWaitThroughMultiLock(t *testing.T) {
 	m, _ := locks.NewMutex(c, "/lock")
 	sm, _ := locks.NewSemaphoreMutex(c, "/smutex")
 	multi, _ := locks.NewMultiLock(m, sm)
-	bounded := func() context.Context {
-		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		t.Cleanup(cancel)
-		return wctx
-	}
 
 	mh, err := multi.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Acquire(bounded()); !errors.Is(err, locks.ErrSelfDeadlock) {
+	if _, err := m.Acquire(refusalCtx(t, ctx)); !errors.Is(err, locks.ErrSelfDeadlock) {
 		t.Fatalf("Mutex Acquire while the goroutine's MultiLock holds it: %v, want ErrSelfDeadlock", err)
 	}
-	if _, err := sm.Acquire(bounded()); !errors.Is(err, locks.ErrSelfDeadlock) {
+	if _, err := sm.Acquire(refusalCtx(t, ctx)); !errors.Is(err, locks.ErrSelfDeadlock) {
 		t.Fatalf("SemaphoreMutex Acquire while the goroutine's MultiLock holds it: %v, want ErrSelfDeadlock", err)
 	}
 	if err := mh.Release(ctx); err != nil {
@@ -380,7 +382,7 @@ func TestOwnerlessSelfWaitThroughMultiLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := multi.Acquire(bounded()); !errors.Is(err, locks.ErrSelfDeadlock) {
+	if _, err := multi.Acquire(refusalCtx(t, ctx)); !errors.Is(err, locks.ErrSelfDeadlock) {
 		t.Fatalf("MultiLock Acquire while the goroutine holds one of its locks: %v, want ErrSelfDeadlock", err)
 	}
 	if m.IsAcquiredInThisProcess() {
@@ -389,7 +391,7 @@ func TestOwnerlessSelfWaitThroughMultiLock(t *testing.T) {
 	h.Release(ctx)
 
 	twice, _ := locks.NewMultiLock(m, m)
-	th, err := twice.Acquire(bounded())
+	th, err := twice.Acquire(refusalCtx(t, ctx))
 	if err != nil {
 		t.Fatalf("MultiLock over one Mutex twice: %v", err)
 	}
@@ -424,8 +426,7 @@ func TestOwnerlessDowngradeOnAnotherGoroutine(t *testing.T) {
 			err = w.Release(ctx)
 		}
 		if err == nil {
-			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
+			wctx := refusalCtx(t, ctx)
 			_, err = rw.WriteLock().Acquire(wctx)
 			upgraded <- err
 		} else {
