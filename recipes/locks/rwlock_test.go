@@ -3,6 +3,7 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -116,38 +117,45 @@ func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 	}
 }
 
-// A read hold lost to a flap but not released still refuses the upgrade:
-// its node may still be queued ahead of the write node, which would wait on
-// it for ever.
+// A read hold lost to a flap but not released still refuses the upgrade,
+// to its owner or, without one, to the goroutine that took it: its node may
+// still be queued ahead of the write node, which would wait on it for ever.
 func TestReadWriteLockRefusesUpgradeFromALostReadHold(t *testing.T) {
-	proxy := recipestest.StartProxy(t, server.Addr())
-	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
-	ctx := ctxT(t)
-	rw, _ := locks.NewReadWriteLock(c, "/rw")
-	octx := locks.WithOwner(ctx, locks.NewOwner())
-	r, err := rw.ReadLock().Acquire(octx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy.DropAll() // Suspended: the read hold is lost, the session survives
-	<-r.Lost()
-	if err := c.BlockUntilConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if ok, _, _ := c.Exists(ctx, r.Path()); !ok {
-		t.Fatal("the read node is gone: the session did not survive")
-	}
-	wctx, cancel := context.WithTimeout(octx, 5*time.Second) // bounds the wait on itself the bug was
-	defer cancel()
-	if w, err := rw.WriteLock().Acquire(wctx); !errors.Is(err, locks.ErrUpgrade) {
-		if err == nil {
-			w.Release(ctx)
-		}
-		t.Fatalf("write lock for the owner of a lost, unreleased read hold: %v, want ErrUpgrade", err)
-	}
-	r.Release(ctx)
-	if p, _ := rw.Participants(ctx); len(p) != 0 {
-		t.Fatalf("nodes left: %v", p)
+	for _, withOwner := range []bool{true, false} {
+		t.Run(fmt.Sprint("owner=", withOwner), func(t *testing.T) {
+			proxy := recipestest.StartProxy(t, server.Addr())
+			c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
+			ctx := ctxT(t)
+			rw, _ := locks.NewReadWriteLock(c, "/rw")
+			octx := ctx
+			if withOwner {
+				octx = locks.WithOwner(ctx, locks.NewOwner())
+			}
+			r, err := rw.ReadLock().Acquire(octx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy.DropAll() // Suspended: the read hold is lost, the session survives
+			<-r.Lost()
+			if err := c.BlockUntilConnected(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if ok, _, _ := c.Exists(ctx, r.Path()); !ok {
+				t.Fatal("the read node is gone: the session did not survive")
+			}
+			wctx, cancel := context.WithTimeout(octx, 5*time.Second) // bounds the wait on itself the bug was
+			defer cancel()
+			if w, err := rw.WriteLock().Acquire(wctx); !errors.Is(err, locks.ErrUpgrade) {
+				if err == nil {
+					w.Release(ctx)
+				}
+				t.Fatalf("write lock for the taker of a lost, unreleased read hold: %v, want ErrUpgrade", err)
+			}
+			r.Release(ctx)
+			if p, _ := rw.Participants(ctx); len(p) != 0 {
+				t.Fatalf("nodes left: %v", p)
+			}
+		})
 	}
 }
 

@@ -275,36 +275,6 @@ func TestOwnerlessHandOff(t *testing.T) {
 	h3.Release(ctx)
 }
 
-// A read hold taken without an Owner and lost to a flap, but not released,
-// still refuses its goroutine's write Acquire: its node may still be
-// queued ahead of the write node.
-func TestOwnerlessUpgradeFromALostReadHold(t *testing.T) {
-	proxy := recipestest.StartProxy(t, server.Addr())
-	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
-	ctx := ctxT(t)
-	rw, _ := locks.NewReadWriteLock(c, "/rw")
-	r, err := rw.ReadLock().Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy.DropAll() // Suspended: the read hold is lost, the session survives
-	<-r.Lost()
-	if err := c.BlockUntilConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
-	wctx := refusalCtx(t, ctx)
-	if w, err := rw.WriteLock().Acquire(wctx); !errors.Is(err, locks.ErrUpgrade) {
-		if err == nil {
-			w.Release(ctx)
-		}
-		t.Fatalf("write Acquire by the taker of a lost, unreleased read hold: %v, want ErrUpgrade", err)
-	}
-	r.Release(ctx)
-	if p, _ := rw.Participants(ctx); len(p) != 0 {
-		t.Fatalf("nodes left: %v", p)
-	}
-}
-
 // SemaphoreMutex is not reentrant, in Curator as here: a goroutine that asks
 // again without an Owner for the lock it took without one is refused, with
 // no request sent and no lease left; other goroutines still wait.
