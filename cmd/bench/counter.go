@@ -16,6 +16,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/shared"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // The counter workload (recipes/shared's Count, Curator's SharedCount):
@@ -100,6 +101,7 @@ func runCounterRow(e env, row counterRow, path string) result {
 	}
 	var cycles, conflicts atomic.Int64
 	reqs0, srv0, cpu0 := requests(sessions), e.received(), processCPU()
+	sets0, gets0, notifs0 := ofOp(sessions, zkharness.OpSetData), ofOp(sessions, zkharness.OpGetData), notifications(sessions)
 	stop := time.Now().Add(e.duration)
 	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
@@ -121,6 +123,7 @@ func runCounterRow(e env, row counterRow, path string) result {
 	}
 	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	reqs, srv := requests(sessions)-reqs0, e.received()-srv0
+	sets, gets, notifs := ofOp(sessions, zkharness.OpSetData)-sets0, ofOp(sessions, zkharness.OpGetData)-gets0, notifications(sessions)-notifs0
 	r.Cycles, r.Seconds = cycles.Load(), elapsed.Seconds()
 	r.CyclesPerSec = float64(r.Cycles) / r.Seconds
 	if r.Cycles > 0 {
@@ -128,6 +131,8 @@ func runCounterRow(e env, row counterRow, path string) result {
 		r.ServerReqs = float64(srv) / float64(r.Cycles)
 		r.CPUPerCycleUs = float64(cpu.Microseconds()) / float64(r.Cycles)
 		r.Conflicts = float64(conflicts.Load()) / float64(r.Cycles)
+		r.SetsPerCycle, r.GetsPerCycle = float64(sets)/float64(r.Cycles), float64(gets)/float64(r.Cycles)
+		r.NotifPerRel = float64(notifs) / float64(r.Cycles)
 	}
 	after, err := row.read(ctx, sessions[0], path)
 	if err != nil {
@@ -141,6 +146,15 @@ func runCounterRow(e env, row counterRow, path string) result {
 		r.Notes = fmt.Sprintf("the count went from %d to %d in %d increments", before, after, r.Cycles)
 	}
 	return r
+}
+
+// ofOp sums the requests with opcode op on the sessions' wires.
+func ofOp(ss []session, op int32) int64 {
+	var n int64
+	for _, s := range ss {
+		n += s.counter().RequestsOf(op)
+	}
+	return n
 }
 
 // openCount is gocurator's client: a shared.Count per session, and the
@@ -246,13 +260,13 @@ func printCounters(rs []result) {
 	}
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\timpl\tclients\tincrements\tincrements/s\tvs floor\tvs floor (median of rounds [95 % CI])\treq/increment (client)\treq/increment (server)\tconflicts/increment\tclient CPU µs/increment\tviolations\t")
+	fmt.Fprintln(tw, "workload\timpl\tclients\tincrements\tincrements/s\tvs floor\tvs floor (median of rounds [95 % CI])\treq/increment (client)\treq/increment (server)\tsetData/increment\tgetData/increment\tnotif/increment\tconflicts/increment\tclient CPU µs/increment\tviolations\t")
 	for _, r := range rs {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%d\terror: %s\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Clients, r.Error)
+			fmt.Fprintf(tw, "%s\t%s\t%d\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Clients, r.Error)
 			continue
 		}
-		paired, client, cpu := "", "–", "–"
+		paired, client, sets, gets, notifs, cpu := "", "–", "–", "–", "–", "–"
 		if r.FloorRatio > 0 {
 			paired = fmt.Sprintf("%.2f×", r.FloorRatio)
 			if ci := r.FloorRatioCI; len(ci) == 2 && r.Impl != "floor" {
@@ -261,12 +275,13 @@ func printCounters(rs []result) {
 		}
 		if r.ClientReqs > 0 {
 			client = fmt.Sprintf("%.2f", r.ClientReqs)
+			sets, gets, notifs = fmt.Sprintf("%.2f", r.SetsPerCycle), fmt.Sprintf("%.2f", r.GetsPerCycle), fmt.Sprintf("%.2f", r.NotifPerRel)
 		}
 		if r.CPUPerCycleUs > 0 {
 			cpu = fmt.Sprintf("%.0f", r.CPUPerCycleUs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%d\t\n", r.Workload, r.Impl, r.Clients, r.Cycles, r.CyclesPerSec,
-			ratioText(r.CyclesPerSec, floor.CyclesPerSec), paired, client, r.ServerReqs, r.Conflicts, cpu, r.Violations)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", r.Workload, r.Impl, r.Clients, r.Cycles, r.CyclesPerSec,
+			ratioText(r.CyclesPerSec, floor.CyclesPerSec), paired, client, r.ServerReqs, sets, gets, notifs, r.Conflicts, cpu, r.Violations)
 	}
 	tw.Flush()
 	printOver(rs)

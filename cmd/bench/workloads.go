@@ -34,6 +34,8 @@ type result struct {
 	Violations     int64             `json:"violations"`
 	Notes          string            `json:"notes,omitempty"`
 	Conflicts      float64           `json:"conflicts_per_cycle,omitempty"` // counter: compare-and-sets refused per increment
+	SetsPerCycle   float64           `json:"set_data_per_cycle,omitempty"`  // counter: setData requests per increment on the clients' wire (Go only)
+	GetsPerCycle   float64           `json:"get_data_per_cycle,omitempty"`  // counter: getData requests per increment on the clients' wire (Go only)
 	NotifPerRel    float64           `json:"notifications_per_release,omitempty"`
 	BytesInPerAcq  float64           `json:"bytes_in_per_acquire,omitempty"`    // herds: bytes the waiters received per acquire
 	CPUPerCycleUs  float64           `json:"client_cpu_us_per_cycle,omitempty"` // the harness process's CPU (all its clients), Go implementations only
