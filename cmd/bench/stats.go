@@ -45,6 +45,8 @@ func merge(a, b result) result {
 	a.NotifPerRel = perCycle(a.NotifPerRel, b.NotifPerRel)
 	a.BytesInPerAcq = perCycle(a.BytesInPerAcq, b.BytesInPerAcq)
 	a.CPUPerCycleUs = perCycle(a.CPUPerCycleUs, b.CPUPerCycleUs)
+	a.Conflicts = perCycle(a.Conflicts, b.Conflicts)
+	a.SetsPerCycle, a.GetsPerCycle = perCycle(a.SetsPerCycle, b.SetsPerCycle), perCycle(a.GetsPerCycle, b.GetsPerCycle)
 	a.DrainSeconds = (a.DrainSeconds*float64(a.Rounds) + b.DrainSeconds) / float64(a.Rounds+1) // the mean
 	if a.handoffs != nil || b.handoffs != nil {
 		a.handoffs = append(a.handoffs, b.handoffs...)

@@ -33,6 +33,9 @@ type result struct {
 	ServerReqs     float64           `json:"server_requests_per_cycle"`
 	Violations     int64             `json:"violations"`
 	Notes          string            `json:"notes,omitempty"`
+	Conflicts      float64           `json:"conflicts_per_cycle,omitempty"` // counter: compare-and-sets refused per increment
+	SetsPerCycle   float64           `json:"set_data_per_cycle,omitempty"`  // counter: setData requests per increment on the clients' wire (Go only)
+	GetsPerCycle   float64           `json:"get_data_per_cycle,omitempty"`  // counter: getData requests per increment on the clients' wire (Go only)
 	NotifPerRel    float64           `json:"notifications_per_release,omitempty"`
 	BytesInPerAcq  float64           `json:"bytes_in_per_acquire,omitempty"`    // herds: bytes the waiters received per acquire
 	CPUPerCycleUs  float64           `json:"client_cpu_us_per_cycle,omitempty"` // the harness process's CPU (all its clients), Go implementations only
@@ -180,13 +183,18 @@ func contention(e env, im impl, workload string, n int, mk func(s session, i int
 
 // connectAll opens n sessions; closeAll closes them.
 func connectAll(im impl, addr string, n int) (sessions []session, closeAll func(), err error) {
+	return connectEach(im.connect, addr, n)
+}
+
+// connectEach opens n sessions with connect; closeAll closes them.
+func connectEach(connect func(addr string) (session, error), addr string, n int) (sessions []session, closeAll func(), err error) {
 	closeAll = func() {
 		for _, s := range sessions {
 			s.close()
 		}
 	}
 	for range n {
-		s, err := im.connect(addr)
+		s, err := connect(addr)
 		if err != nil {
 			closeAll()
 			return nil, nil, err

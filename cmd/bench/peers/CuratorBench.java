@@ -2,6 +2,7 @@
 // one JSON line per workload, in the Go harness's format.
 //
 // Usage: CuratorBench <connect> <workload> <durationMs> [herdWaiters | failovers selector|latch]
+// (workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover or counter)
 // (and CuratorBench <connect> failover-worker <selector|latch> <path>: the failover's second JVM;
 // CuratorBench <connect> propagation-subscribers: the propagation workload's CuratorCache subscribers)
 import java.io.InputStream;
@@ -32,6 +33,8 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.shared.SharedCount;
+import org.apache.curator.framework.recipes.shared.VersionedValue;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 public class CuratorBench {
@@ -57,6 +60,7 @@ public class CuratorBench {
             case "semaphore": contention(workload, 8, duration, base, "semaphore", 3); break;
             case "rwlock": contention(workload, 8, duration, base, "rwlock", 1); break;
             case "herd": herd(Integer.parseInt(a[3]), base + "-" + a[3]); break;
+            case "counter": counter(workload, 8, duration, base); break;
             case "failover": new Failover(a[4], base + "-" + a[4]).run(Integer.parseInt(a[3])); break;
             default: throw new IllegalArgumentException(workload);
         }
@@ -136,6 +140,72 @@ public class CuratorBench {
             workload, n, cycles.get(), secs, cycles.get() / secs, pct(hs, 50), pct(hs, 99), (double) srv / Math.max(1, cycles.get()), violations.get(),
             failures.get() == 0 ? "" : "; " + failures.get() + " of " + n + " clients failed (stack traces on stderr)");
         if (failures.get() > 0) System.exit(1);
+    }
+
+    // counter runs n clients, each with its own SharedCount of path, that add one to the count with
+    // trySetCount at the versioned value they last saw, again on a refusal (a conflict), as the Go harness's
+    // counter workload (cmd/bench/counter.go). A refused trySetCount has read the count again, as the docs
+    // say, so the loop reads nothing itself. It warms up (bench.warmupMs, unrecorded) and then measures, with
+    // the same clients.
+    static void counter(String workload, int n, long durationMs, String path) throws Exception {
+        List<CuratorFramework> clients = new ArrayList<>();
+        List<SharedCount> counts = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            CuratorFramework c = client();
+            clients.add(c);
+            SharedCount count = new SharedCount(c, path, 0);
+            count.start();
+            counts.add(count);
+        }
+        long warmupMs = Long.getLong("bench.warmupMs", 0L);
+        if (warmupMs > 0) increments(clients.get(0), counts, workload, warmupMs, path, false);
+        increments(clients.get(0), counts, workload, durationMs, path, true);
+        for (SharedCount count : counts) count.close();
+        for (CuratorFramework c : clients) c.close();
+    }
+
+    static void increments(CuratorFramework reader, List<SharedCount> counts, String workload, long durationMs, String path, boolean report) throws Exception {
+        AtomicLong cycles = new AtomicLong(), conflicts = new AtomicLong(), failures = new AtomicLong();
+        int before = readCount(reader, path);
+        long srv0 = received();
+        long start = System.nanoTime(), stop = start + durationMs * 1_000_000L;
+        List<Thread> threads = new ArrayList<>();
+        for (SharedCount count : counts) {
+            Thread t = new Thread(() -> {
+                try {
+                    while (System.nanoTime() < stop) {
+                        while (true) {
+                            VersionedValue<Integer> cur = count.getVersionedValue();
+                            if (count.trySetCount(cur, cur.getValue() + 1)) break;
+                            conflicts.incrementAndGet();
+                        }
+                        cycles.incrementAndGet();
+                    }
+                } catch (Exception e) {
+                    failures.incrementAndGet();
+                    e.printStackTrace();
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) t.join();
+        double secs = (System.nanoTime() - start) / 1e9;
+        long srv = received() - srv0;
+        int after = readCount(reader, path);
+        if (!report) return;
+        long n = cycles.get(), violations = Math.abs((long) before + n - after);
+        System.out.printf("{\"impl\":\"curator\",\"workload\":\"%s\",\"clients\":%d,\"cycles\":%d,\"seconds\":%.3f,\"cycles_per_sec\":%.1f,"
+                + "\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"conflicts_per_cycle\":%.4f,\"violations\":%d,"
+                + "\"notes\":\"SharedCount.trySetCount; client-side requests not counted for Java%s%s\"}%n",
+            workload, counts.size(), n, secs, n / secs, (double) srv / Math.max(1, n), (double) conflicts.get() / Math.max(1, n), violations,
+            violations == 0 ? "" : "; the count went from " + before + " to " + after + " in " + n + " increments",
+            failures.get() == 0 ? "" : "; " + failures.get() + " of " + counts.size() + " clients failed (stack traces on stderr)");
+        if (failures.get() > 0) System.exit(1);
+    }
+
+    static int readCount(CuratorFramework c, String path) throws Exception {
+        return java.nio.ByteBuffer.wrap(c.getData().forPath(path)).getInt();
     }
 
     // herd drains the queue once unrecorded (with bench.warmupMs set: the JIT compiles the hot paths), then

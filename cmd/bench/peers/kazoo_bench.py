@@ -1,6 +1,7 @@
 """Runs the harness's workloads with Kazoo and prints one JSON line each.
 
 Usage: kazoo_bench.py <connect> <workload> <durationMs> [herdWaiters | failovers]
+(workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover or counter)
    or: kazoo_bench.py <connect> propagation-subscribers datawatch|treecache
 
 Kazoo's locks follow their own protocol (close to Curator's for the mutex;
@@ -12,6 +13,7 @@ import logging
 import os
 import queue
 import socket
+import struct
 import sys
 import threading
 import time
@@ -20,7 +22,7 @@ import traceback
 from kazoo.client import KazooClient
 from kazoo.recipe.cache import TreeCache, TreeEvent
 from kazoo.recipe.watchers import DataWatch
-from kazoo.exceptions import LockTimeout
+from kazoo.exceptions import BadVersionError, LockTimeout, NodeExistsError
 from kazoo.recipe.election import Election
 from kazoo.recipe.lock import Lock, ReadLock, Semaphore, WriteLock
 
@@ -122,6 +124,77 @@ def contention(connect, workload, n, duration, kind, leases):
     for c in clients:
         c.stop()
         c.close()
+
+
+def counter(connect, workload, n, duration):
+    """n clients add one to a shared count (4 big-endian bytes, as Curator's
+    SharedCount and Kazoo's Counter with support_curator=True keep it) for
+    the duration: get the count and its version, set it one higher at that
+    version, and again from the get on BadVersionError (a conflict). This is
+    Kazoo's Counter's own request pattern; the Counter itself is not used,
+    because it retries a conflict through the client's retry policy, which
+    by default sleeps 0.1 s (doubling, with jitter) before each try again."""
+    clients = [client(connect) for _ in range(n)]
+    path = "/bench/kazoo/" + workload
+    try:
+        clients[0].create(path, struct.pack(">i", 0), makepath=True)
+    except NodeExistsError:
+        pass
+
+    def read():
+        return struct.unpack(">i", clients[0].get(path)[0])[0]
+
+    state = {"cycles": 0, "conflicts": 0, "failures": 0}
+    mu = threading.Lock()
+    before = read()
+    srv0 = received(connect)
+    start = time.monotonic()
+    stop = start + duration
+
+    def work(c):
+        cycles = conflicts = 0
+        try:
+            while time.monotonic() < stop:
+                while True:
+                    data, stat = c.get(path)
+                    try:
+                        c.set(path, struct.pack(">i", struct.unpack(">i", data)[0] + 1), version=stat.version)
+                        break
+                    except BadVersionError:
+                        conflicts += 1
+                cycles += 1
+        except Exception:
+            traceback.print_exc()
+            with mu:
+                state["failures"] += 1
+        with mu:
+            state["cycles"] += cycles
+            state["conflicts"] += conflicts
+
+    threads = [threading.Thread(target=work, args=(c,)) for c in clients]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    secs = time.monotonic() - start
+    srv = received(connect) - srv0
+    after = read()
+    cycles = state["cycles"]
+    violations = abs(before + cycles - after)
+    r = {"impl": "kazoo", "workload": workload, "clients": n, "cycles": cycles, "seconds": secs,
+         "cycles_per_sec": cycles / secs, "client_requests_per_cycle": 0,
+         "server_requests_per_cycle": srv / max(1, cycles), "conflicts_per_cycle": state["conflicts"] / max(1, cycles),
+         "violations": violations, "notes": "get + set at its version (Counter's requests, without its backoff); client-side requests not counted for Python"}
+    if violations:
+        r["notes"] += "; the count went from %d to %d in %d increments" % (before, after, cycles)
+    if state["failures"]:
+        r["notes"] += "; %d of %d clients failed (tracebacks on stderr)" % (state["failures"], n)
+    print(json.dumps(r))
+    for c in clients:
+        c.stop()
+        c.close()
+    if state["failures"]:
+        sys.exit(1)
 
 
 def herd(connect, waiters):
@@ -342,6 +415,8 @@ def main():
         herd(connect, int(sys.argv[4]))
     elif workload == "failover":
         failover(connect, int(sys.argv[4]))
+    elif workload == "counter":
+        counter(connect, workload, 8, duration)
     else:
         raise SystemExit("unknown workload " + workload)
 
