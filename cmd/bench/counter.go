@@ -252,12 +252,7 @@ func printCounters(rs []result) {
 	if len(rs) == 0 {
 		return
 	}
-	var floor result
-	for _, r := range rs {
-		if r.Impl == "floor" {
-			floor = r
-		}
-	}
+	floor := floorRows(rs)["counter"]
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\timpl\tclients\tincrements\tincrements/s\tvs floor\tvs floor (median of rounds [95 % CI])\treq/increment (client)\treq/increment (server)\tsetData/increment\tgetData/increment\tnotif/increment\tconflicts/increment\tclient CPU µs/increment\tviolations\t")
@@ -266,13 +261,7 @@ func printCounters(rs []result) {
 			fmt.Fprintf(tw, "%s\t%s\t%d\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Clients, r.Error)
 			continue
 		}
-		paired, client, sets, gets, notifs, cpu := "", "–", "–", "–", "–", "–"
-		if r.FloorRatio > 0 {
-			paired = fmt.Sprintf("%.2f×", r.FloorRatio)
-			if ci := r.FloorRatioCI; len(ci) == 2 && r.Impl != "floor" {
-				paired += fmt.Sprintf(" [%.2f–%.2f]", ci[0], ci[1])
-			}
-		}
+		client, sets, gets, notifs, cpu := "–", "–", "–", "–", "–"
 		if r.ClientReqs > 0 {
 			client = fmt.Sprintf("%.2f", r.ClientReqs)
 			sets, gets, notifs = fmt.Sprintf("%.2f", r.SetsPerCycle), fmt.Sprintf("%.2f", r.GetsPerCycle), fmt.Sprintf("%.2f", r.NotifPerRel)
@@ -281,7 +270,7 @@ func printCounters(rs []result) {
 			cpu = fmt.Sprintf("%.0f", r.CPUPerCycleUs)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", r.Workload, r.Impl, r.Clients, r.Cycles, r.CyclesPerSec,
-			ratioText(r.CyclesPerSec, floor.CyclesPerSec), paired, client, r.ServerReqs, sets, gets, notifs, r.Conflicts, cpu, r.Violations)
+			ratioText(r.CyclesPerSec, floor.CyclesPerSec), pairedText(r), client, r.ServerReqs, sets, gets, notifs, r.Conflicts, cpu, r.Violations)
 	}
 	tw.Flush()
 	printOver(rs)

@@ -330,12 +330,7 @@ func printTable(rs []result) {
 	if len(rs) == 0 {
 		return
 	}
-	floorOf := map[string]result{}
-	for _, r := range rs {
-		if r.Impl == "floor" {
-			floorOf[r.Workload] = r
-		}
-	}
+	floorOf := floorRows(rs)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\timpl\tcycles/s\tvs floor\tvs floor (median of rounds [95 % CI])\tp50 µs\tp99 µs\treq/cycle (client)\treq/cycle (server)\tclient CPU µs/cycle\tnotif/release\tB in/acquire\theap B/waiter\tstack B/waiter\tgoroutines/waiter\tviolations\t")
 	for _, r := range rs {
@@ -347,14 +342,7 @@ func printTable(rs []result) {
 		if f, ok := floorOf[r.Workload]; ok && f.CyclesPerSec > 0 && r.CyclesPerSec > 0 {
 			ratio = fmt.Sprintf("%.2f×", r.CyclesPerSec/f.CyclesPerSec)
 		}
-		paired := ""
-		if r.FloorRatio > 0 {
-			paired = fmt.Sprintf("%.2f×", r.FloorRatio)
-			if ci := r.FloorRatioCI; len(ci) == 2 && r.Impl != "floor" {
-				paired += fmt.Sprintf(" [%.2f–%.2f]", ci[0], ci[1])
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio, paired,
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%d\t\n", r.Workload, r.Impl, r.CyclesPerSec, ratio, pairedText(r),
 			r.HandoffP50us, r.HandoffP99us, r.ClientReqs, r.ServerReqs, r.CPUPerCycleUs, r.NotifPerRel, r.BytesInPerAcq, r.HeapPerWaiter, r.StackPerWaiter, r.GorosPerWaiter, r.Violations)
 	}
 	tw.Flush()
@@ -376,18 +364,37 @@ func printOver(rs []result) {
 	}
 }
 
+// floorRows returns each workload's floor row.
+func floorRows(rs []result) map[string]result {
+	floors := map[string]result{}
+	for _, r := range rs {
+		if r.Impl == "floor" {
+			floors[r.Workload] = r
+		}
+	}
+	return floors
+}
+
+// pairedText is r's median over rounds of its ratio to the floor, with the
+// median's 95 % interval; "" if the rounds gave none.
+func pairedText(r result) string {
+	if r.FloorRatio <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%.2f×", r.FloorRatio)
+	if ci := r.FloorRatioCI; len(ci) == 2 && r.Impl != "floor" {
+		s += fmt.Sprintf(" [%.2f–%.2f]", ci[0], ci[1])
+	}
+	return s
+}
+
 // printFailovers prints the failover workload's results, each percentile
 // with its ratio to the floor's.
 func printFailovers(rs []result) {
 	if len(rs) == 0 {
 		return
 	}
-	var floor result
-	for _, r := range rs {
-		if r.Impl == "floor" {
-			floor = r
-		}
-	}
+	floor := floorRows(rs)["failover"]
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "failover\timpl\tchanges\tp50 µs\tp99 µs\tp50 vs floor\tp99 vs floor\tclose call p50 µs\tfrom wire p50 µs\tfrom wire p99 µs\tnotified→led p50 µs\tnotified→led p99 µs\treq/change (client)\treq/change (server)\tnotif/change\tviolations\t")

@@ -321,12 +321,7 @@ func printPropagations(rs []result) {
 	if len(rs) == 0 {
 		return
 	}
-	floors := map[string]result{}
-	for _, r := range rs {
-		if r.Impl == "floor" {
-			floors[r.Workload] = r
-		}
-	}
+	floors := floorRows(rs)
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\timpl\tsubscribers\tupdates\tp50 µs\tp99 µs\tp50 vs floor\tp99 vs floor\tnotified→seen p50 µs\tnotified→seen p99 µs\treq/update/subscriber (client)\treq/update/subscriber (server)\tnotif/update/subscriber\tviolations\tnotes\t")
