@@ -5,7 +5,8 @@
 // session killer, a write fault, and a wire counter of requests and
 // notifications. Servers come from $ZOOKEEPER_HOME or Debian's zookeeper
 // package; without either, starting one fails with the command that
-// installs it.
+// installs it. It builds on Linux, macOS and Windows; only on Linux does
+// the kernel kill a server whose test binary died without cleaning up.
 //
 // It does not import testing, so programs (a benchmark harness, a chaos
 // runner, a command line's throwaway server) can link it. The helpers

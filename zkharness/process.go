@@ -8,8 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -32,23 +30,12 @@ func startProcess(zkp zooKeeper, cfg, logPath string) (*process, error) {
 		return nil, err
 	}
 	cmd := zkp.command(cfg, log)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no JVM outlives the test binary
+	cmd.SysProcAttr = jvmProcAttr()
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, err
 	}
 	return &process{cmd: cmd, log: log}, nil
-}
-
-// exited reports whether the JVM has died (it is a zombie until stop reaps it).
-func (p *process) exited() bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.cmd.Process.Pid), "stat"))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z' || s[i+2] == 'X'
 }
 
 // stop ends the JVM with sig and waits for it.

@@ -221,7 +221,7 @@ func (h *harness) startWorker(id, inc int) error {
 	}
 	cmd := h.spawn(wc.args())
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no worker outlives the harness
+	cmd.SysProcAttr = workerProcAttr()
 	if err := cmd.Start(); err != nil {
 		stderr.Close()
 		return err
