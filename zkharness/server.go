@@ -102,6 +102,7 @@ type Server struct {
 
 	secureAddr string      // with WithTLS
 	clientTLS  *tls.Config // with WithTLS
+	clientPEM  pemFiles    // the same as PEM, with WithTLS
 
 	mu   sync.Mutex
 	proc *process // nil while stopped

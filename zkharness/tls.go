@@ -1,6 +1,7 @@
 package zkharness
 
 import (
+	"bytes"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -37,6 +38,14 @@ func (s *Server) TLSConfig() *tls.Config {
 	return s.clientTLS.Clone()
 }
 
+// TLSClientPEM returns what TLSConfig holds, as the PEM a program that
+// reads files takes: the kit's CA certificate, the client certificate and
+// its private key. Each is a new copy; all are nil without WithTLS.
+func (s *Server) TLSClientPEM() (ca, cert, key []byte) {
+	p := s.clientPEM
+	return bytes.Clone(p.ca), bytes.Clone(p.cert), bytes.Clone(p.key)
+}
+
 // setUpTLS makes the server's certificates in its directory, puts the jar
 // TLS needs on its class path, and returns the configuration lines that
 // serve TLS on port.
@@ -49,7 +58,7 @@ func (s *Server) setUpTLS(port int) ([]string, error) {
 		return nil, err
 	}
 	s.secureAddr = "127.0.0.1:" + strconv.Itoa(port)
-	s.clientTLS = files.client
+	s.clientTLS, s.clientPEM = files.client, files.clientPEM
 	return []string{
 		"serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
 		"secureClientPort=" + strconv.Itoa(port),

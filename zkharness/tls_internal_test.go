@@ -46,6 +46,19 @@ func TestTLSFiles(t *testing.T) {
 	if _, err := client.Verify(opts); err != nil {
 		t.Errorf("the client's certificate: %v", err)
 	}
+
+	// The PEM copies are the same PKI: the pair loads, and the CA verifies it.
+	pair, err := tls.X509KeyPair(f.clientPEM.cert, f.clientPEM.key)
+	if err != nil {
+		t.Fatalf("the client's PEM pair: %v", err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(f.clientPEM.ca) {
+		t.Fatal("the CA's PEM holds no certificate")
+	}
+	if _, err := pair.Leaf.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: opts.KeyUsages}); err != nil {
+		t.Errorf("the client's PEM certificate against the PEM CA: %v", err)
+	}
 }
 
 // An ensemble does not serve TLS, and says so rather than start without it.

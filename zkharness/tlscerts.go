@@ -26,7 +26,12 @@ type tlsFiles struct {
 	keyStore   string // the server's private key and certificate (ssl.keyStore.type=PEM)
 	trustStore string // the CA certificate (ssl.trustStore.type=PEM)
 	client     *tls.Config
+	clientPEM  pemFiles
 }
+
+// pemFiles are a client's TLS settings as PEM: the CA's certificate, and
+// the client's certificate and private key.
+type pemFiles struct{ ca, cert, key []byte }
 
 // makeTLSFiles makes a throwaway CA, a server certificate for 127.0.0.1 and
 // localhost and a client certificate, both signed by the CA, and writes the
@@ -105,6 +110,7 @@ func makeTLSFiles(dir string) (tlsFiles, error) {
 	}
 	roots := x509.NewCertPool()
 	roots.AddCert(caCert)
+	f.clientPEM = pemFiles{ca: certPEM(caDER), cert: certPEM(clientDER), key: clientKeyPEM}
 	f.client = &tls.Config{
 		RootCAs:      roots,
 		Certificates: []tls.Certificate{clientCert},

@@ -40,6 +40,7 @@ type connFlags struct {
 	sessionTimeout time.Duration
 	connectTimeout time.Duration
 	verbose        bool
+	tls            tlsFlags
 	envErr         error // a variable that does not parse
 }
 
@@ -63,6 +64,7 @@ func (c *connFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.DurationVar(&c.sessionTimeout, "session-timeout", c.sessionTimeout, "")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", defaultConnectTimeout, "")
 	fs.BoolVar(&c.verbose, "verbose", false, "")
+	c.tls.register(fs, getenv)
 }
 
 // newClient returns an unstarted client for the settings (nothing is sent
@@ -84,6 +86,13 @@ func (c *connFlags) newClient(getenv func(string) string, id string) (*framework
 	}
 	if c.namespace != "" {
 		opts = append(opts, framework.WithNamespace(c.namespace))
+	}
+	cfg, err := c.tls.config()
+	if err != nil {
+		return nil, err
+	}
+	if cfg != nil {
+		opts = append(opts, framework.WithTLS(cfg))
 	}
 	if d := getenv(envDigest); d != "" {
 		user, password, ok := strings.Cut(d, ":")

@@ -23,8 +23,9 @@ Examples:
 
 The connection comes from flags or the environment: ZOOKEEPER_CONNECT
 ("host:port,host:port/chroot"), GOCURATOR_NAMESPACE,
-GOCURATOR_SESSION_TIMEOUT, and GOCURATOR_DIGEST ("user:password", read from
-the environment only). See docs/cli.md.
+GOCURATOR_SESSION_TIMEOUT, GOCURATOR_DIGEST ("user:password", read from the
+environment only), and GOCURATOR_TLS_CA, _CERT and _KEY (PEM files for TLS).
+See docs/cli.md.
 `
 
 const connectionHelp = `
@@ -36,6 +37,15 @@ Connection flags (each overrides its environment variable):
                            ($GOCURATOR_SESSION_TIMEOUT, else 30s)
   --connect-timeout D      give up connecting after D (15s)
   --verbose                log the client's work to standard error
+  --tls                    speak TLS (give ZooKeeper's secureClientPort), with
+                           the system's roots unless --tls-ca says otherwise
+  --tls-ca FILE            PEM certificates that verify the servers; implies
+                           --tls ($GOCURATOR_TLS_CA)
+  --tls-cert FILE          PEM client certificate for a server that asks for
+                           one (ssl.clientAuth), with --tls-key; implies --tls
+                           ($GOCURATOR_TLS_CERT)
+  --tls-key FILE           the client certificate's PEM private key
+                           ($GOCURATOR_TLS_KEY)
   $GOCURATOR_DIGEST        "user:password" for digest authentication; from
                            the environment only, never from a flag
 `

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+)
+
+// The environment variables the TLS settings come from; a flag overrides
+// its variable.
+const (
+	envTLSCA   = "GOCURATOR_TLS_CA"
+	envTLSCert = "GOCURATOR_TLS_CERT"
+	envTLSKey  = "GOCURATOR_TLS_KEY"
+)
+
+// tlsFlags say whether, and how, to speak TLS to the servers (ZooKeeper's
+// secureClientPort).
+type tlsFlags struct {
+	on            bool   // --tls: TLS even without a file (the system's roots, no certificate)
+	ca, cert, key string // PEM files
+}
+
+// register adds the TLS flags to fs, with defaults from the environment.
+func (t *tlsFlags) register(fs *flag.FlagSet, getenv func(string) string) {
+	fs.BoolVar(&t.on, "tls", false, "")
+	fs.StringVar(&t.ca, "tls-ca", getenv(envTLSCA), "")
+	fs.StringVar(&t.cert, "tls-cert", getenv(envTLSCert), "")
+	fs.StringVar(&t.key, "tls-key", getenv(envTLSKey), "")
+}
+
+// config returns the TLS configuration the settings ask for, or nil for
+// plain TCP. Its errors are bad usage: a certificate without its key, a file
+// that cannot be read or holds no certificate.
+func (t *tlsFlags) config() (*tls.Config, error) {
+	if !t.on && t.ca == "" && t.cert == "" && t.key == "" {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if t.ca != "" {
+		pem, err := os.ReadFile(t.ca)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-ca: %w", unwrapPath(err))
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--tls-ca: %s holds no PEM certificate", t.ca)
+		}
+		cfg.RootCAs = roots
+	}
+	switch {
+	case t.cert != "" && t.key != "":
+		pair, err := tls.LoadX509KeyPair(t.cert, t.key)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-cert and --tls-key: %w", unwrapPath(err))
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	case t.cert != "":
+		return nil, errors.New("--tls-cert needs --tls-key (or $" + envTLSKey + ")")
+	case t.key != "":
+		return nil, errors.New("--tls-key needs --tls-cert (or $" + envTLSCert + ")")
+	}
+	return cfg, nil
+}
+
+// unwrapPath keeps a file error to one line: "open F: no such file".
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
