@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/holdrun"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -112,6 +113,15 @@ func (c *connFlags) newClient(getenv func(string) string, id string) (*framework
 		return nil, errors.New(strings.TrimPrefix(err.Error(), framework.ErrInvalidArg.Error()+": "))
 	}
 	return client, nil
+}
+
+// holdAt returns the description of a hold of path taken through these
+// settings, for the command run under it: where the path is and how to
+// connect there.
+func (c *connFlags) holdAt(path string) holdrun.Hold {
+	h := holdrun.Hold{Path: path, Connect: c.connect, Namespace: c.namespace}
+	c.tls.pass(&h)
+	return h
 }
 
 // connectWithin starts client and waits until it is connected, for at

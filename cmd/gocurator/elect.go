@@ -48,7 +48,7 @@ func (a *app) elect(args []string) int {
 	e := &election{
 		command: command,
 		client:  client,
-		base:    holdrun.Hold{Path: path, Connect: conn.connect, Namespace: conn.namespace},
+		base:    conn.holdAt(path),
 		results: make(chan term, 1),
 	}
 	opts := []leader.Option{leader.WithID(*id)}

@@ -39,6 +39,7 @@ Connection flags (each overrides its environment variable):
   --verbose                log the client's work to standard error
   --tls                    speak TLS (give ZooKeeper's secureClientPort), with
                            the system's roots unless --tls-ca says otherwise
+                           ($GOCURATOR_TLS=true)
   --tls-ca FILE            PEM certificates that verify the servers; implies
                            --tls ($GOCURATOR_TLS_CA)
   --tls-cert FILE          PEM client certificate for a server that asks for
@@ -67,6 +68,8 @@ The command's environment has:
   GOCURATOR_FENCING_TOKEN  the zxid that created it: larger for every new
                            holder; give it to what the command writes to
   ZOOKEEPER_CONNECT, GOCURATOR_NAMESPACE  where PATH is
+  GOCURATOR_TLS, GOCURATOR_TLS_CA, _CERT, _KEY  how gocurator connected
+                           ("true" over TLS, and the PEM files)
 
 Exit status:
   the command's own (128+N if signal N killed it)

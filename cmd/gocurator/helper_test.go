@@ -94,13 +94,21 @@ func takeSlot(slots string, shared bool) (*os.File, error) {
 }
 
 // zkMark is CuratorPeer's occupancy check, on the hold's own connection
-// settings.
+// settings (TLS included).
 func zkMark(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var opts []framework.Option
 	if ns := os.Getenv(holdrun.EnvNamespace); ns != "" {
 		opts = append(opts, framework.WithNamespace(ns))
+	}
+	if os.Getenv(holdrun.EnvTLS) == "true" {
+		t := tlsFlags{on: true, ca: os.Getenv(holdrun.EnvTLSCA), cert: os.Getenv(holdrun.EnvTLSCert), key: os.Getenv(holdrun.EnvTLSKey)}
+		cfg, err := t.config()
+		if err != nil {
+			return err
+		}
+		opts = append(opts, framework.WithTLS(cfg))
 	}
 	c, err := framework.New(os.Getenv(holdrun.EnvConnect), opts...)
 	if err != nil {

@@ -109,7 +109,8 @@ func (a *app) runLocked(conn *connFlags, client *framework.Client, l locker, pat
 		return a.fail(cmd, exitFailed, "acquiring %s: %v", path, err)
 	}
 	lost := hold.Lost() // watches the node from here on
-	h := holdrun.Hold{Path: path, Node: hold.Path(), Session: client.SessionID(), Connect: conn.connect, Namespace: conn.namespace}
+	h := conn.holdAt(path)
+	h.Node, h.Session = hold.Path(), client.SessionID()
 	ctx, cancel := context.WithTimeout(context.Background(), conn.connectTimeout)
 	h.Token, err = hold.Token(ctx)
 	cancel()

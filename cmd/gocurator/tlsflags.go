@@ -7,14 +7,18 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+
+	"github.com/gocurator/curator/internal/holdrun"
 )
 
 // The environment variables the TLS settings come from; a flag overrides
 // its variable.
 const (
-	envTLSCA   = "GOCURATOR_TLS_CA"
-	envTLSCert = "GOCURATOR_TLS_CERT"
-	envTLSKey  = "GOCURATOR_TLS_KEY"
+	envTLS     = holdrun.EnvTLS // "true" (or "1") for --tls
+	envTLSCA   = holdrun.EnvTLSCA
+	envTLSCert = holdrun.EnvTLSCert
+	envTLSKey  = holdrun.EnvTLSKey
 )
 
 // tlsFlags say whether, and how, to speak TLS to the servers (ZooKeeper's
@@ -22,11 +26,19 @@ const (
 type tlsFlags struct {
 	on            bool   // --tls: TLS even without a file (the system's roots, no certificate)
 	ca, cert, key string // PEM files
+	envErr        error  // $GOCURATOR_TLS does not parse
 }
 
 // register adds the TLS flags to fs, with defaults from the environment.
 func (t *tlsFlags) register(fs *flag.FlagSet, getenv func(string) string) {
-	fs.BoolVar(&t.on, "tls", false, "")
+	if v := getenv(envTLS); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			t.envErr = fmt.Errorf("$%s: %q is not true or false", envTLS, v)
+		}
+		t.on = on
+	}
+	fs.BoolVar(&t.on, "tls", t.on, "")
 	fs.StringVar(&t.ca, "tls-ca", getenv(envTLSCA), "")
 	fs.StringVar(&t.cert, "tls-cert", getenv(envTLSCert), "")
 	fs.StringVar(&t.key, "tls-key", getenv(envTLSKey), "")
@@ -36,6 +48,9 @@ func (t *tlsFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 // plain TCP. Its errors are bad usage: a certificate without its key, a file
 // that cannot be read or holds no certificate.
 func (t *tlsFlags) config() (*tls.Config, error) {
+	if t.envErr != nil {
+		return nil, t.envErr
+	}
 	if !t.on && t.ca == "" && t.cert == "" && t.key == "" {
 		return nil, nil
 	}
@@ -64,6 +79,12 @@ func (t *tlsFlags) config() (*tls.Config, error) {
 		return nil, errors.New("--tls-key needs --tls-cert (or $" + envTLSCert + ")")
 	}
 	return cfg, nil
+}
+
+// pass puts the settings into h, for the command run under it.
+func (t *tlsFlags) pass(h *holdrun.Hold) {
+	h.TLS = t.on || t.ca != "" || t.cert != "" || t.key != ""
+	h.TLSCA, h.TLSCert, h.TLSKey = t.ca, t.cert, t.key
 }
 
 // unwrapPath keeps a file error to one line: "open F: no such file".

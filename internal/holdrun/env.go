@@ -24,6 +24,13 @@ const (
 	EnvConnect = "ZOOKEEPER_CONNECT"
 	// EnvNamespace is the namespace the paths are in ("" for none).
 	EnvNamespace = "GOCURATOR_NAMESPACE"
+	// EnvTLS is "true" if the hold was taken over TLS, else empty.
+	EnvTLS = "GOCURATOR_TLS"
+	// EnvTLSCA, EnvTLSCert and EnvTLSKey are the PEM files it was taken
+	// with (paths, not secrets: the key's file keeps its own permissions).
+	EnvTLSCA   = "GOCURATOR_TLS_CA"
+	EnvTLSCert = "GOCURATOR_TLS_CERT"
+	EnvTLSKey  = "GOCURATOR_TLS_KEY"
 	// EnvDigest holds gocurator's digest credentials ("user:password"). It
 	// is never passed on: a command that logs its environment would show
 	// the password.
@@ -42,10 +49,16 @@ type Hold struct {
 	Token int64
 	// Connect and Namespace are where Path is.
 	Connect, Namespace string
+	// TLS says the connection was TLS, with the PEM files TLSCA, TLSCert
+	// and TLSKey (each "" if not given).
+	TLS                    bool
+	TLSCA, TLSCert, TLSKey string
 }
 
 // Env returns base (in os.Environ's form) with the hold's variables set,
-// replacing any that base had, and without EnvDigest.
+// replacing any that base had, and without EnvDigest: so the command can
+// reach the hold's server as gocurator did (the connection's settings from
+// flags replace the variables they overrode).
 func (h Hold) Env(base []string) []string {
 	set := [][2]string{
 		{EnvPath, h.Path},
@@ -54,6 +67,10 @@ func (h Hold) Env(base []string) []string {
 		{EnvToken, strconv.FormatInt(h.Token, 10)},
 		{EnvConnect, h.Connect},
 		{EnvNamespace, h.Namespace},
+		{EnvTLS, tlsFlag(h.TLS)},
+		{EnvTLSCA, h.TLSCA},
+		{EnvTLSCert, h.TLSCert},
+		{EnvTLSKey, h.TLSKey},
 	}
 	env := make([]string, 0, len(base)+len(set))
 	for _, kv := range base {
@@ -66,6 +83,14 @@ func (h Hold) Env(base []string) []string {
 		env = append(env, kv[0]+"="+kv[1])
 	}
 	return env
+}
+
+// tlsFlag is EnvTLS's value.
+func tlsFlag(on bool) string {
+	if on {
+		return "true"
+	}
+	return ""
 }
 
 func ours(name string, set [][2]string) bool {

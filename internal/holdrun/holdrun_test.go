@@ -11,13 +11,16 @@ import (
 )
 
 func TestEnvSetsTheHoldsVariablesOnce(t *testing.T) {
-	h := Hold{Path: "/jobs/a", Node: "/jobs/a/_c_x-lock-0000000004", Session: 0x1000a2b3c4d0005, Token: 4294967301, Connect: "h1:2181/app", Namespace: "ns"}
-	env := h.Env([]string{"HOME=/root", "GOCURATOR_NODE=stale", "ZOOKEEPER_CONNECT=elsewhere:2181", "GOCURATOR_NAMESPACE_X=kept", "GOCURATOR_DIGEST=ops:secret"})
+	h := Hold{Path: "/jobs/a", Node: "/jobs/a/_c_x-lock-0000000004", Session: 0x1000a2b3c4d0005, Token: 4294967301, Connect: "h1:2181/app", Namespace: "ns",
+		TLS: true, TLSCA: "/etc/zk/ca.pem"}
+	env := h.Env([]string{"HOME=/root", "GOCURATOR_NODE=stale", "ZOOKEEPER_CONNECT=elsewhere:2181", "GOCURATOR_NAMESPACE_X=kept", "GOCURATOR_DIGEST=ops:secret",
+		"GOCURATOR_TLS_CERT=/overridden/by/a/flag.pem"})
 	want := []string{
 		"HOME=/root", "GOCURATOR_NAMESPACE_X=kept",
 		"GOCURATOR_PATH=/jobs/a", "GOCURATOR_NODE=/jobs/a/_c_x-lock-0000000004",
 		"GOCURATOR_SESSION_ID=0x1000a2b3c4d0005", "GOCURATOR_FENCING_TOKEN=4294967301",
 		"ZOOKEEPER_CONNECT=h1:2181/app", "GOCURATOR_NAMESPACE=ns",
+		"GOCURATOR_TLS=true", "GOCURATOR_TLS_CA=/etc/zk/ca.pem", "GOCURATOR_TLS_CERT=", "GOCURATOR_TLS_KEY=",
 	}
 	if !slices.Equal(env, want) {
 		t.Fatalf("env %q,\nwant %q", env, want)
