@@ -24,7 +24,8 @@ type Counter struct {
 	byOp          [maxCountedOp + 1]atomic.Int64
 
 	mu         sync.Mutex
-	containers []string // the paths of OpCreateContainer requests, in order
+	pending    map[int32]string // OpCreateContainer requests not yet answered, by xid
+	containers []string         // the paths of those the server made, in the order answered
 }
 
 // maxCountedOp is the highest opcode RequestsOf counts (ZooKeeper's
@@ -46,10 +47,10 @@ func (c *Counter) RequestsOf(opcode int32) int64 {
 	return c.byOp[opcode].Load()
 }
 
-// ContainersCreated returns the paths the client asked to create as
-// containers (OpCreateContainer requests, answered or not), in the order
-// sent, as they went on the wire: a chroot's prefix included, if the
-// connect string had one.
+// ContainersCreated returns the paths of the containers the client made:
+// its OpCreateContainer requests the server answered without an error, in
+// the order answered, as the paths went on the wire (a chroot's prefix
+// included, if the connect string had one).
 func (c *Counter) ContainersCreated() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -87,22 +88,28 @@ func (c *Counter) Dialer(next framework.Dialer) framework.Dialer {
 					c.byOp[op].Add(1)
 				}
 				if op == zkwire.OpCreateContainer {
-					c.noteContainer(p)
+					c.askedContainer(p)
 				}
 			}
 		}
 		cc.in.s.OnFrame = func(p []byte) { // xid, zxid, error, ...
-			if len(p) >= 4 && int32(binary.BigEndian.Uint32(p[0:4])) == zkwire.NotificationXid {
+			if len(p) < 4 {
+				return
+			}
+			switch xid := int32(binary.BigEndian.Uint32(p[0:4])); {
+			case xid == zkwire.NotificationXid:
 				c.notifications.Add(1)
+			case len(p) >= 16:
+				c.answered(xid, int32(binary.BigEndian.Uint32(p[12:16])))
 			}
 		}
 		return cc, nil
 	}
 }
 
-// noteContainer records the path of a create-container request's payload:
-// xid, opcode, then the path's length and bytes.
-func (c *Counter) noteContainer(p []byte) {
+// askedContainer notes a create-container request's xid and path, from its
+// payload: xid, opcode, then the path's length and bytes.
+func (c *Counter) askedContainer(p []byte) {
 	if len(p) < 12 {
 		return
 	}
@@ -111,8 +118,26 @@ func (c *Counter) noteContainer(p []byte) {
 		return
 	}
 	c.mu.Lock()
-	c.containers = append(c.containers, string(p[12:12+n]))
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.pending == nil {
+		c.pending = make(map[int32]string)
+	}
+	c.pending[int32(binary.BigEndian.Uint32(p[0:4]))] = string(p[12 : 12+n])
+}
+
+// answered records the container a reply without an error (code 0) made,
+// if xid is a create-container request's.
+func (c *Counter) answered(xid, code int32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	path, ok := c.pending[xid]
+	if !ok {
+		return
+	}
+	delete(c.pending, xid)
+	if code == 0 {
+		c.containers = append(c.containers, path)
+	}
 }
 
 type countingConn struct {

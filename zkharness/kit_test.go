@@ -318,7 +318,8 @@ func TestCounterCountsTraffic(t *testing.T) {
 	}
 }
 
-// The counter names the containers a client asked for, and only those.
+// The counter names the containers a client made, and only those: not a
+// persistent node, nor a container create the server refused.
 func TestCounterNamesContainersCreated(t *testing.T) {
 	cnt := zkharness.NewCounter()
 	conn, _ := connect(t, server.Addr(), cnt.Dialer(nil))
@@ -330,6 +331,10 @@ func TestCounterNamesContainersCreated(t *testing.T) {
 		if _, err := conn.CreateContainer(p, nil, zk.FlagContainer, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// One the server refuses (it exists) was not made by this request.
+	if _, err := conn.CreateContainer(dir+"/c1", nil, zk.FlagContainer, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrNodeExists) {
+		t.Fatalf("a second create of %s/c1: %v, want ErrNodeExists", dir, err)
 	}
 	if got, want := cnt.ContainersCreated(), []string{dir + "/c1", dir + "/c2"}; !slices.Equal(got, want) {
 		t.Fatalf("ContainersCreated = %q, want %q", got, want)

@@ -3,6 +3,7 @@ package zkharness
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -38,9 +39,12 @@ func startProcess(zkp zooKeeper, cfg, logPath string) (*process, error) {
 	return &process{cmd: cmd, log: log}, nil
 }
 
-// stop ends the JVM with sig and waits for it.
+// stop ends the JVM with sig and waits for it; where sig cannot be sent
+// (Windows sends only a kill), it kills the JVM.
 func (p *process) stop(sig syscall.Signal) {
-	_ = p.cmd.Process.Signal(sig)
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		_ = p.cmd.Process.Kill()
+	}
 	t := time.AfterFunc(20*time.Second, func() { _ = p.cmd.Process.Kill() }) // a graceful stop that hangs
 	_ = p.cmd.Wait()
 	t.Stop()

@@ -71,7 +71,7 @@ func newConfig(opts []Option) config {
 func (c config) zooCfg(dataDir string, clientPort int, extra ...string) string {
 	lines := []string{
 		"tickTime=" + strconv.Itoa(int(c.tickTime.Milliseconds())),
-		"dataDir=" + dataDir,
+		"dataDir=" + filepath.ToSlash(dataDir), // Java's Properties reads a backslash as an escape
 		"clientPort=" + strconv.Itoa(clientPort),
 		"clientPortAddress=127.0.0.1",
 		"maxClientCnxns=0",

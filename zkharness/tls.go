@@ -63,9 +63,9 @@ func (s *Server) setUpTLS(port int) ([]string, error) {
 		"serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
 		"secureClientPort=" + strconv.Itoa(port),
 		"secureClientPortAddress=127.0.0.1",
-		"ssl.keyStore.location=" + files.keyStore,
+		"ssl.keyStore.location=" + filepath.ToSlash(files.keyStore), // as dataDir
 		"ssl.keyStore.type=PEM",
-		"ssl.trustStore.location=" + files.trustStore,
+		"ssl.trustStore.location=" + filepath.ToSlash(files.trustStore),
 		"ssl.trustStore.type=PEM",
 		"ssl.clientAuth=need",
 	}, nil
