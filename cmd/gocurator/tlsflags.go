@@ -51,7 +51,7 @@ func (t *tlsFlags) config() (*tls.Config, error) {
 	if t.envErr != nil {
 		return nil, t.envErr
 	}
-	if !t.on && t.ca == "" && t.cert == "" && t.key == "" {
+	if !t.enabled() {
 		return nil, nil
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
@@ -81,9 +81,12 @@ func (t *tlsFlags) config() (*tls.Config, error) {
 	return cfg, nil
 }
 
+// enabled reports whether to speak TLS: --tls, or any of its files, says so.
+func (t *tlsFlags) enabled() bool { return t.on || t.ca != "" || t.cert != "" || t.key != "" }
+
 // pass puts the settings into h, for the command run under it.
 func (t *tlsFlags) pass(h *holdrun.Hold) {
-	h.TLS = t.on || t.ca != "" || t.cert != "" || t.key != ""
+	h.TLS = t.enabled()
 	h.TLSCA, h.TLSCert, h.TLSKey = t.ca, t.cert, t.key
 }
 
