@@ -26,6 +26,7 @@ func TestTLS(t *testing.T) {
 	t.Run("Lock", func(t *testing.T) { testTLSLock(t, srv) })
 	t.Run("UnknownCA", func(t *testing.T) { testTLSUnknownCA(t, srv) })
 	t.Run("NoClientCertificate", func(t *testing.T) { testTLSNoClientCert(t, srv) })
+	t.Run("PlainClient", func(t *testing.T) { testTLSPlainClient(t, srv) })
 	t.Run("DialerAndHostName", func(t *testing.T) { testTLSDialerAndHostName(t, srv) })
 }
 
@@ -143,6 +144,18 @@ func testTLSNoClientCert(t *testing.T, srv *zkharness.Server) {
 	if !errors.Is(err, framework.ErrTLSHandshake) || errors.As(err, &verr) || !strings.Contains(err.Error(), "bad certificate") {
 		t.Fatalf("connecting without a client certificate: %v, want ErrTLSHandshake for the server's bad-certificate alert", err)
 	}
+	if !strings.Contains(err.Error(), "no client certificate was offered") {
+		t.Fatalf("connecting without a client certificate: %v, want the error to say none was offered", err)
+	}
+}
+
+// A plain client on a TLS port is told why it cannot connect: the server
+// did not answer its session handshake, and the port may be TLS.
+func testTLSPlainClient(t *testing.T, srv *zkharness.Server) {
+	err := failedConnectLogging(t, "authentication failed", srv.SecureAddr())
+	if msg := err.Error(); !strings.Contains(msg, "did not answer the session handshake") || !strings.Contains(msg, "connect with TLS") {
+		t.Fatalf("a plain client on the TLS port: %v, want it to say the handshake went unanswered and the port may be TLS", err)
+	}
 }
 
 // failedConnect starts a client that cannot connect, waits until its first
@@ -150,9 +163,16 @@ func testTLSNoClientCert(t *testing.T, srv *zkharness.Server) {
 // context and returns its error, which must be the context's.
 func failedConnect(t *testing.T, addr string, opts ...framework.Option) error {
 	t.Helper()
+	return failedConnectLogging(t, "failed to connect", addr, opts...)
+}
+
+// failedConnectLogging is failedConnect for an attempt that fails after the
+// dial, where go-zookeeper logs logged.
+func failedConnectLogging(t *testing.T, logged, addr string, opts ...framework.Option) error {
+	t.Helper()
 	ctx, cancel := context.WithCancel(ctxT(t))
 	defer cancel()
-	logger, failed := recipestest.LogSignal("failed to connect")
+	logger, failed := recipestest.LogSignal(logged)
 	go func() { // ends with ctx, which the deferred cancel ends at the latest
 		select {
 		case <-failed:

@@ -65,7 +65,7 @@ type Transport struct {
 	conns   map[net.Conn]struct{}
 	latest  *trackedConn // the connection dialed last
 	session Handshake    // the latest handshake that gave a session
-	dialErr error        // how the latest dial failed; nil once one succeeded
+	dialErr error        // how the latest attempt to connect failed; nil once a server answered a handshake
 }
 
 // New returns a Transport for cfg.
@@ -99,19 +99,23 @@ func (t *Transport) Dial(network, addr string, timeout time.Duration) (net.Conn,
 		}
 		return nil, ErrClosed
 	}
-	t.dialErr = err
 	if err != nil {
+		t.dialErr = err
 		return nil, err
 	}
 	tc := &trackedConn{Conn: nc, t: t, closed: make(chan struct{})}
 	t.conns[tc] = struct{}{}
 	t.latest = tc
-	return newBufferedConn(zkwire.SniffConn(tc, func(r zkwire.ConnectResponse) {
+	answered := new(atomic.Bool)
+	watched := &handshakeConn{Conn: tc, answered: answered, failed: func(err error) { t.unanswered(addr, err) }}
+	return newBufferedConn(zkwire.SniffConn(watched, func(r zkwire.ConnectResponse) {
+		answered.Store(true)
+		t.mu.Lock()
+		t.dialErr = nil
 		if r.SessionID != 0 {
-			t.mu.Lock()
 			t.session = Handshake{addr, r.SessionID, r.Passwd}
-			t.mu.Unlock()
 		}
+		t.mu.Unlock()
 		if t.cfg.OnHandshake != nil {
 			t.cfg.OnHandshake(r)
 		}
@@ -158,12 +162,49 @@ func (t *Transport) dialServer(ctx context.Context, network, addr string, timeou
 	defer cancel()
 	if err := tc.HandshakeContext(hctx); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("%w with %s (verifying it as %q): %w", ErrTLSHandshake, addr, cfg.ServerName, err)
+		hint := ""
+		var remote *net.OpError
+		if errors.As(err, &remote) && remote.Op == "remote error" && len(cfg.Certificates) == 0 && cfg.GetClientCertificate == nil {
+			hint = "; the server refused the handshake, and no client certificate was offered: does it require one (ssl.clientAuth)?"
+		}
+		return nil, fmt.Errorf("%w with %s (verifying it as %q): %w%s", ErrTLSHandshake, addr, cfg.ServerName, err, hint)
 	}
 	return tc, nil
 }
 
-// DialErr returns how the latest dial failed, nil if it succeeded.
+// unanswered records that the server at addr ended the connection, or it
+// ended, before the session handshake was answered: err is the read's
+// error. A plain client on a TLS port sees this, as the server drops what
+// it cannot read as TLS.
+func (t *Transport) unanswered(addr string, err error) {
+	hint := ""
+	if t.cfg.TLS == nil {
+		hint = "; if it is a TLS port (secureClientPort), connect with TLS"
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dialErr = fmt.Errorf("%s did not answer the session handshake: %w%s", addr, err, hint)
+}
+
+// handshakeConn tells failed when a read fails before the session
+// handshake was answered.
+type handshakeConn struct {
+	net.Conn
+	answered *atomic.Bool
+	failed   func(error)
+}
+
+func (c *handshakeConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil && n == 0 && !c.answered.Load() {
+		c.failed(err)
+	}
+	return n, err
+}
+
+// DialErr returns how the latest attempt to connect failed: the dial, the
+// TLS handshake, or a session handshake the server did not answer. It is
+// nil once a server answered a session handshake.
 func (t *Transport) DialErr() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()

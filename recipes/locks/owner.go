@@ -7,6 +7,11 @@ import "context"
 // call. Goroutines that share a lock but not an Owner exclude each other.
 // An Acquire whose context carries no Owner acts for a fresh one, so it never
 // re-enters.
+//
+// An Owner is one holder: goroutines that use the same Owner at the same
+// time all hold the lock at once, and nothing reports it. Give each
+// concurrent worker (a request, a job) its own, never one to a whole
+// process or a struct shared by goroutines.
 type Owner struct{ _ byte } // not zero-size: distinct owners have distinct addresses
 
 // NewOwner returns a new owner.
