@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/internal/transport"
 	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/listener"
@@ -24,7 +25,7 @@ type Client struct {
 	cfg       config
 	servers   []string
 	log       *slog.Logger
-	listeners *listener.Container[listener.ConnectionState]
+	listeners *delivery.Container[listener.ConnectionState]
 	sm        *stateMachine
 
 	transport *transport.Transport // the connections under go-zookeeper
@@ -87,7 +88,7 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		cfg:       cfg,
 		servers:   servers,
 		log:       log,
-		listeners: listener.NewContainer(listener.DefaultLimit, listener.FoldFlaps),
+		listeners: delivery.NewContainer(delivery.DefaultLimit, delivery.FoldFlaps),
 		authDone:  make(chan struct{}),
 	}
 	c.closing, c.stopBg = context.WithCancel(context.Background())

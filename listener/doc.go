@@ -1,4 +1,3 @@
-// Package listener holds the connection states a Client reports, the error
-// policies that say which of them a recipe must treat as a failure, and the
-// Container that delivers events to listeners in order from one goroutine.
+// Package listener holds the connection states a Client reports and the error
+// policies that say which of them a recipe must treat as a failure.
 package listener

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gocurator/curator/cmd/gocurator/internal/holdrun"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/holdrun"
 	"github.com/gocurator/curator/retry"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/gocurator/curator/internal/holdrun"
+	"github.com/gocurator/curator/cmd/gocurator/internal/holdrun"
 )
 
 // Exit statuses, documented in docs/cli.md and in every subcommand's help.

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gocurator/curator/cmd/gocurator/internal/holdrun"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/holdrun"
 )
 
 // The test binary is also the command the tests run under gocurator: with

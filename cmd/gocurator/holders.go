@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/gocurator/curator/internal/lockview"
+	"github.com/gocurator/curator/cmd/gocurator/internal/lockview"
 )
 
 // holders is `gocurator holders`.

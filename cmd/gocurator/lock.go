@@ -7,9 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/gocurator/curator/cmd/gocurator/internal/holdrun"
+	"github.com/gocurator/curator/cmd/gocurator/internal/supervise"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/internal/holdrun"
-	"github.com/gocurator/curator/internal/supervise"
 	"github.com/gocurator/curator/recipes/locks"
 )
 

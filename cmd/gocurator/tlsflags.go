@@ -9,7 +9,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/gocurator/curator/internal/holdrun"
+	"github.com/gocurator/curator/cmd/gocurator/internal/holdrun"
 )
 
 // The environment variables the TLS settings come from; a flag overrides

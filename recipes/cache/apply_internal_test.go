@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/listener"
 )
 
@@ -17,7 +18,7 @@ func engine(t *testing.T) *Cache {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Cache{client: client, root: "/t", opts: options{maxDepth: math.MaxInt}, q: newQueue(), listeners: listener.NewContainer[Event](0, nil), nodes: make(map[string]*entry), state: started, initialized: make(chan struct{})}
+	c := &Cache{client: client, root: "/t", opts: options{maxDepth: math.MaxInt}, q: newQueue(), listeners: delivery.NewContainer[Event](0, nil), nodes: make(map[string]*entry), state: started, initialized: make(chan struct{})}
 	t.Cleanup(c.listeners.Close)
 	return c
 }

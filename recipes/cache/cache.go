@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/listener"
 )
 
@@ -19,7 +20,7 @@ type Cache struct {
 	root      string
 	opts      options
 	q         *queue
-	listeners *listener.Container[Event]
+	listeners *delivery.Container[Event]
 
 	mu          sync.Mutex // guards the fields below and orders events
 	nodes       map[string]*entry
@@ -68,7 +69,7 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 		root:        path,
 		opts:        o,
 		q:           newQueue(),
-		listeners:   listener.NewContainer(o.buffer, overflow),
+		listeners:   delivery.NewContainer(o.buffer, overflow),
 		nodes:       make(map[string]*entry),
 		initialized: make(chan struct{}),
 	}, nil

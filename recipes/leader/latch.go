@@ -8,7 +8,7 @@ import (
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/recipes/locks"
 )
 
@@ -33,7 +33,7 @@ type Event struct {
 type Latch struct {
 	m         member
 	closeMode CloseMode
-	listeners *listener.Container[Event]
+	listeners *delivery.Container[Event]
 
 	mu      sync.Mutex    // guards m's state and the fields below
 	term    *Leadership   // the current term, nil when not leading
@@ -56,7 +56,7 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 	return &Latch{
 		m:         member{client: client, li: li, id: o.id, kind: "latch"},
 		closeMode: o.closeMode,
-		listeners: listener.NewContainer(0, foldTerms),
+		listeners: delivery.NewContainer(0, foldTerms),
 		changed:   make(chan struct{}),
 	}, nil
 }

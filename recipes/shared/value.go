@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/listener"
 )
 
@@ -30,7 +31,7 @@ type Value struct {
 	path   string
 	seed   []byte
 
-	listeners *listener.Container[[]byte]
+	listeners *delivery.Container[[]byte]
 
 	mu      sync.Mutex
 	cur     Versioned[[]byte]
@@ -51,7 +52,7 @@ func NewValue(client *framework.Client, path string, seed []byte) (*Value, error
 		return nil, fmt.Errorf("%w: shared value path %q: %w", framework.ErrInvalidArg, path, err)
 	}
 	return &Value{client: client, path: path, seed: bytes.Clone(seed),
-		listeners: listener.NewContainer[[]byte](listener.DefaultLimit, nil)}, nil
+		listeners: delivery.NewContainer[[]byte](delivery.DefaultLimit, nil)}, nil
 }
 
 // Start creates the node with the seed if it is missing (with container

@@ -1,4 +1,4 @@
-package listener_test
+package delivery_test
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/listener"
 )
 
@@ -40,7 +41,7 @@ func (r *recorder[E]) events() []E {
 }
 
 func TestContainerDeliversInOrderToEveryListener(t *testing.T) {
-	c := listener.NewContainer[int](0, nil)
+	c := delivery.NewContainer[int](0, nil)
 	defer c.Close()
 	a, b := newRecorder[int](100), newRecorder[int](100)
 	c.Add(a.listen)
@@ -61,7 +62,7 @@ func TestContainerDeliversInOrderToEveryListener(t *testing.T) {
 }
 
 func TestContainerRemoveStopsDelivery(t *testing.T) {
-	c := listener.NewContainer[int](0, nil)
+	c := delivery.NewContainer[int](0, nil)
 	removed := newRecorder[int](1)
 	kept := newRecorder[int](2)
 	remove := c.Add(removed.listen)
@@ -81,7 +82,7 @@ func TestContainerRemoveStopsDelivery(t *testing.T) {
 // A blocked listener must not block Post, and the queue stays bounded.
 func TestContainerPostNeverBlocksAndStaysBounded(t *testing.T) {
 	const limit = 4
-	c := listener.NewContainer[int](limit, nil)
+	c := delivery.NewContainer[int](limit, nil)
 	release := make(chan struct{})
 	entered := make(chan struct{})
 	rec := newRecorder[int](1 + limit)
@@ -107,7 +108,7 @@ func TestContainerPostNeverBlocksAndStaysBounded(t *testing.T) {
 }
 
 func TestContainerCloseDeliversPendingThenStops(t *testing.T) {
-	c := listener.NewContainer[int](0, nil)
+	c := delivery.NewContainer[int](0, nil)
 	rec := newRecorder[int](3)
 	c.Add(rec.listen)
 	c.Post(1)
@@ -131,7 +132,7 @@ func TestFoldFlapsKeepsLostAndLatestState(t *testing.T) {
 		{[]listener.ConnectionState{S, L, R}, []listener.ConnectionState{S, L, R}},
 	}
 	for _, tt := range tests {
-		if got := listener.FoldFlaps(slices.Clone(tt.in)); !slices.Equal(got, tt.want) {
+		if got := delivery.FoldFlaps(slices.Clone(tt.in)); !slices.Equal(got, tt.want) {
 			t.Errorf("FoldFlaps(%v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
@@ -140,7 +141,7 @@ func TestFoldFlapsKeepsLostAndLatestState(t *testing.T) {
 // With FoldFlaps, a listener stuck through many flaps still sees the Lost.
 func TestContainerWithFoldFlapsNeverLosesLost(t *testing.T) {
 	const limit = 8
-	c := listener.NewContainer(limit, listener.FoldFlaps)
+	c := delivery.NewContainer(limit, delivery.FoldFlaps)
 	release := make(chan struct{})
 	entered := make(chan struct{})
 	var (

@@ -1,6 +1,13 @@
-package listener
+// Package delivery delivers events to listeners in order, from one goroutine
+// per Container, so that whoever posts them (go-zookeeper's event callback, a
+// recipe holding its lock) never runs or waits for a listener.
+package delivery
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/gocurator/curator/listener"
+)
 
 // DefaultLimit is the number of undelivered events a Container holds before it
 // folds them.
@@ -157,9 +164,9 @@ func (c *Container[E]) deliver() {
 // act on. Lost, and the states around it, are never folded. If the queue has
 // no such pair, FoldFlaps returns it unchanged and the container drops the
 // oldest event.
-func FoldFlaps(pending []ConnectionState) []ConnectionState {
+func FoldFlaps(pending []listener.ConnectionState) []listener.ConnectionState {
 	for i := 0; i+1 < len(pending); i++ {
-		if pending[i] == Suspended && pending[i+1] == Reconnected {
+		if pending[i] == listener.Suspended && pending[i+1] == listener.Reconnected {
 			return append(pending[:i:i], pending[i+2:]...)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/gocurator/curator/internal/supervise"
+	"github.com/gocurator/curator/cmd/gocurator/internal/supervise"
 )
 
 // ErrNotFound and ErrCannotRun are Lookup's errors: no such command, or one
