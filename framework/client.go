@@ -12,7 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/internal/delivery"
-	"github.com/gocurator/curator/internal/transport"
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/retry"
@@ -28,11 +28,11 @@ type Client struct {
 	listeners *delivery.Container[listener.ConnectionState]
 	sm        *stateMachine
 
-	transport *transport.Transport // the connections under go-zookeeper
-	writes    transport.WriteWatch // tells traced operations when their request is written
-	replies   transport.ReplyGuard // calls that read their reply after Close
-	watches   watchFeed            // AddWatchListener's functions
-	mirror    watchMirror          // the watches go-zookeeper holds
+	transport *zkconn.Transport // the connections under go-zookeeper
+	writes    zkconn.WriteWatch // tells traced operations when their request is written
+	replies   zkconn.ReplyGuard // calls that read their reply after Close
+	watches   watchFeed         // AddWatchListener's functions
+	mirror    watchMirror       // the watches go-zookeeper holds
 
 	mu      sync.Mutex
 	started bool
@@ -94,7 +94,7 @@ func New(connectString string, opts ...Option) (*Client, error) {
 	c.closing, c.stopBg = context.WithCancel(context.Background())
 	c.sm = newStateMachine(cfg.sessionTimeout, cfg.errorPolicy, c.listeners.Post)
 	c.sm.revived = c.endSession
-	tcfg := transport.Config{
+	tcfg := zkconn.Config{
 		Dialer:  cfg.dialer,
 		TLS:     cfg.tls,
 		Timeout: cfg.connectionTimeout,
@@ -105,9 +105,9 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		Log:    log,
 	}
 	if cfg.tls != nil {
-		tcfg.Hosts = new(transport.HostNames) // the host each address came from, to verify it as
+		tcfg.Hosts = new(zkconn.HostNames) // the host each address came from, to verify it as
 	}
-	c.transport = transport.New(tcfg)
+	c.transport = zkconn.New(tcfg)
 	return c, nil
 }
 
@@ -352,7 +352,7 @@ func (c *Client) onEvent(ev zk.Event) {
 // through the reply guard (see internal/transport's ReplyGuard), which
 // Close asks before closing go-zookeeper's connection.
 func (c *Client) readsReplyAfterClose(f func() error) error {
-	if err := c.replies.Run(f); err != transport.ErrClosed {
+	if err := c.replies.Run(f); err != zkconn.ErrClosed {
 		return err
 	}
 	return ErrClosed

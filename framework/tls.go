@@ -4,14 +4,14 @@ import (
 	"crypto/tls"
 	"fmt"
 
-	"github.com/gocurator/curator/internal/transport"
+	"github.com/gocurator/curator/internal/zkconn"
 )
 
 // ErrTLSHandshake means a TLS handshake with a server failed: its
 // certificate did not verify, it refused the client's (or the lack of one),
 // or they share no protocol version or cipher suite. The error that wraps
 // it wraps crypto/tls's too.
-var ErrTLSHandshake = transport.ErrTLSHandshake
+var ErrTLSHandshake = zkconn.ErrTLSHandshake
 
 // WithTLS makes the client speak TLS to every server, as ZooKeeper serves it
 // on its secureClientPort; give the connect string those ports. cfg's

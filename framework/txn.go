@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/gocurator/curator/internal/zkerr"
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -381,5 +381,5 @@ func failedOp(res []zk.MultiResponse) (int, error) {
 // isRollback reports ZooKeeper's "runtime inconsistency" (-2) and "ok" codes,
 // which mark the operations of a failed multi that did not fail themselves.
 func isRollback(err error) bool {
-	return zkerr.Is(err, zkerr.RuntimeInconsistency)
+	return zkconn.Is(err, zkconn.RuntimeInconsistency)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/gocurator/curator/internal/zkerr"
+	"github.com/gocurator/curator/internal/zkconn"
 )
 
 // ErrOperationTimeout is the server's operation timeout (code -7), which
@@ -30,7 +30,7 @@ func IsRetryable(err error) bool {
 		errors.Is(err, ErrOperationTimeout), IsNetworkError(err):
 		return true
 	}
-	return zkerr.Is(err, zkerr.OperationTimeout) // go-zookeeper has no sentinel for it
+	return zkconn.Is(err, zkconn.OperationTimeout) // go-zookeeper has no sentinel for it
 
 }
 

@@ -5,7 +5,7 @@
 // so that the client can cut them, and ends a session over a connection of
 // its own. go-zookeeper keeps all of this to itself; the framework needs it
 // to know its session, to pipeline, and to close cleanly.
-package transport
+package zkconn
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package zkerr
+package zkconn
 
 import (
 	"errors"

@@ -1,10 +1,10 @@
-// Package zkerr recognises the errors go-zookeeper reports by text alone.
+// go-zookeeper's errors that it reports by text alone.
 //
 // go-zookeeper v1.0.4 has sentinels for most of ZooKeeper's error codes,
 // but reports the others as fmt.Errorf("unknown error: %v", code). This is
 // the one place that reads those texts; its test pins the go-zookeeper
 // version they were read from.
-package zkerr
+package zkconn
 
 import (
 	"errors"
