@@ -30,7 +30,7 @@ func (d HostDriver) CreatesTheLock(ctx context.Context, client *framework.Client
 // conformance suite on a real server.)
 func ExampleLockDriver() {
 	client, _ := framework.New("127.0.0.1:2181", framework.WithNamespace("example-driver"))
-	client.Start()
+	client.Start(context.Background())
 	defer client.Close()
 	ctx := context.Background()
 

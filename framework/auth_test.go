@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestRefusedAuthFailsOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := c.Exists(ctxT(t), "/x"); !errors.Is(err, framework.ErrNoAuth) {

@@ -2,10 +2,7 @@ package framework
 
 import (
 	"context"
-	"sync"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/gocurator/curator/retry"
 )
@@ -14,7 +11,7 @@ import (
 // connection timeout) for a connection and then runs fn on it. Close ends
 // the loop, its sleeps too; the error is then ErrClosed. The error is an
 // *OpError for op and path.
-func (c *Client) retrying(ctx context.Context, op, path string, fn func(ctx context.Context, conn *zk.Conn) error) error {
+func (c *Client) retrying(ctx context.Context, op, path string, fn func(ctx context.Context, conn conn) error) error {
 	err := retry.DoUntil(ctx, c.closing, c.cfg.retryPolicy, func(ctx context.Context) error {
 		conn, err := c.connected(ctx, c.cfg.connectionTimeout)
 		if err != nil {
@@ -36,7 +33,7 @@ func (c *Client) retrying(ctx context.Context, op, path string, fn func(ctx cont
 // only by a create that needs it. It is best effort: an operation that needs
 // the root fails on its own if it could not be made (a read-only server, an
 // ACL), and the next operation tries again.
-func (c *Client) ensureNamespace(ctx context.Context, conn *zk.Conn) {
+func (c *Client) ensureNamespace(ctx context.Context, conn conn) {
 	root := c.cfg.namespace.root()
 	if root == "/" || c.nsMade.Load() {
 		return
@@ -47,88 +44,43 @@ func (c *Client) ensureNamespace(ctx context.Context, conn *zk.Conn) {
 }
 
 // undoGrace is how long a cancelled call whose effect must be undone (a
-// create) waits for the server's answer, so that the undo can happen before
-// the caller returns. Connected, the answer takes one round trip.
+// create, a transaction) waits for the server's answer, so that the undo
+// can happen before the caller returns. Connected, the answer takes one
+// round trip.
 const undoGrace = time.Second
 
-// callCancellable runs f, a blocking go-zookeeper call, and returns its error, or
-// ctx.Err() once ctx is done. go-zookeeper cannot cancel a request, so f
-// runs on in its goroutine (Close waits for it). If undo is set, a
-// cancelled call first waits up to undoGrace for f's answer and hands it to
-// undo before returning; later than that, undo runs when f returns. Once
-// Close has begun, callCancellable returns ErrClosed without running f.
-func (c *Client) callCancellable(ctx context.Context, f func() error, undo func(error)) error {
-	if ctx.Done() == nil {
-		if c.isClosed() {
-			return ErrClosed
-		}
-		return f()
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	p := &pendingCall{f: f, undo: undo, done: make(chan error, 1)}
-	// Counted under the lock Close sets closed with, before it waits: a
-	// call either is counted before Close waits, or sees closed.
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return ErrClosed
-	}
-	c.wg.Add(1)
-	c.mu.Unlock()
-	go c.runPending(p)
-	select {
-	case err := <-p.done:
-		return err
-	case <-ctx.Done():
-	}
-	if undo != nil {
-		t := time.NewTimer(undoGrace)
-		defer t.Stop()
-		select {
-		case err := <-p.done:
-			undo(err)
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	select {
-	case err := <-p.done: // answered just now
-		if undo != nil {
-			undo(err)
-		}
-	default:
-		p.abandoned = true
-	}
-	return ctx.Err()
+// undoable pairs a call whose effect must be undone if its caller leaves
+// first with that undo. Its late func is the call's Late hook: it undoes the
+// answer, then tells settled. After the call, settle waits up to undoGrace
+// for that if the caller's ctx ended first, so that a prompt answer is
+// undone before the caller returns; a later one is undone when it comes.
+type undoable[T any] struct {
+	undo    func(T)
+	settled chan struct{}
 }
 
-// pendingCall is a call running on its own goroutine: one allocation for
-// all the state the caller and the goroutine share.
-type pendingCall struct {
-	f    func() error
-	undo func(error)
-	done chan error // buffered: the answer, unless abandoned
-
-	mu        sync.Mutex
-	abandoned bool // the caller left; undo the answer
+func newUndoable[T any](undo func(T)) *undoable[T] {
+	return &undoable[T]{undo: undo, settled: make(chan struct{})}
 }
 
-// runPending runs p.f and hands its answer to the caller, or to p.undo if
-// the caller has left.
-func (c *Client) runPending(p *pendingCall) {
-	defer c.wg.Done()
-	err := p.f()
-	p.mu.Lock()
-	late := p.abandoned
-	if !late {
-		p.done <- err
+// late is the call's Late hook: it undoes a success.
+func (u *undoable[T]) late(v T, err error) {
+	if err == nil {
+		u.undo(v)
 	}
-	p.mu.Unlock()
-	if late && p.undo != nil {
-		p.undo(err)
+	close(u.settled)
+}
+
+// settle waits for a call abandoned with ctx to be answered and undone, up
+// to undoGrace.
+func (u *undoable[T]) settle(ctx context.Context, err error) {
+	if err == nil || err != ctx.Err() {
+		return // answered: nothing was abandoned
+	}
+	t := time.NewTimer(undoGrace)
+	defer t.Stop()
+	select {
+	case <-u.settled:
+	case <-t.C:
 	}
 }

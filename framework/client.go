@@ -9,11 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/internal/zkconn"
-	"github.com/gocurator/curator/internal/zkwire"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/retry"
 )
@@ -27,25 +24,21 @@ type Client struct {
 	log       *slog.Logger
 	listeners *delivery.Container[listener.ConnectionState]
 	sm        *stateMachine
+	watches   watchFeed // AddWatchListener's functions
+	dial      func(zkconn.Config) (conn, error)
 
-	transport *zkconn.Transport // the connections under go-zookeeper
-	writes    zkconn.WriteWatch // tells traced operations when their request is written
-	replies   zkconn.ReplyGuard // calls that read their reply after Close
-	watches   watchFeed         // AddWatchListener's functions
-	mirror    watchMirror       // the watches go-zookeeper holds
-
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	conn    *zk.Conn
-	events  <-chan zk.Event
+	mu        sync.Mutex
+	started   bool
+	closed    bool
+	conn      conn
+	stopAfter func() bool // stops Start's context from closing the client
 
 	authDone chan struct{}   // closed once the auth info is on the session
 	authErr  error           // set before authDone is closed: the auth info was refused
 	closing  context.Context // done once Close has begun; background work runs under it
 	stopBg   context.CancelFunc
 	janitor  *janitor
-	wg       sync.WaitGroup // goroutines of abandoned calls and of the auth step
+	wg       sync.WaitGroup // the auth step, and the end of a session reported Lost
 	nsMade   atomic.Bool    // the namespace's root exists (see ensureNamespace)
 }
 
@@ -90,30 +83,19 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		log:       log,
 		listeners: delivery.NewContainer(delivery.DefaultLimit, delivery.FoldFlaps),
 		authDone:  make(chan struct{}),
+		dial:      func(cfg zkconn.Config) (conn, error) { return zkconn.Connect(cfg) },
 	}
 	c.closing, c.stopBg = context.WithCancel(context.Background())
 	c.sm = newStateMachine(cfg.sessionTimeout, cfg.errorPolicy, c.listeners.Post)
 	c.sm.revived = c.endSession
-	tcfg := zkconn.Config{
-		Dialer:  cfg.dialer,
-		TLS:     cfg.tls,
-		Timeout: cfg.connectionTimeout,
-		OnHandshake: func(r zkwire.ConnectResponse) {
-			c.sm.onHandshake(r.SessionID, r.Timeout)
-		},
-		Writes: &c.writes,
-		Log:    log,
-	}
-	if cfg.tls != nil {
-		tcfg.Hosts = new(zkconn.HostNames) // the host each address came from, to verify it as
-	}
-	c.transport = zkconn.New(tcfg)
 	return c, nil
 }
 
-// Start connects in the background; use BlockUntilConnected to wait.
-// Starting twice, or after Close, is an error.
-func (c *Client) Start() error {
+// Start connects in the background; use BlockUntilConnected to wait. ctx is
+// the client's lifetime: once it ends, the client closes as Close does
+// (pass the context your application runs under, not a timeout). Starting
+// twice, or after Close, is an error.
+func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -122,35 +104,38 @@ func (c *Client) Start() error {
 	if c.started {
 		return fmt.Errorf("%w: client already started", ErrInvalidArg)
 	}
-	var hosts zk.HostProvider = zk.NewDNSHostProvider() // go-zookeeper's default
-	if h := c.transport.Hosts(); h != nil {
-		hosts = h
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	conn, events, err := zk.Connect(c.servers, c.cfg.sessionTimeout,
-		zk.WithDialer(c.transport.Dial),
-		zk.WithHostProvider(hosts),
-		zk.WithEventCallback(c.onEvent),
-		zk.WithLogger(zkLogger{c.log}),
-		zk.WithLogInfo(false),
-	)
+	conn, err := c.dial(zkconn.Config{
+		Servers:        c.servers,
+		SessionTimeout: c.cfg.sessionTimeout,
+		Timeout:        c.cfg.connectionTimeout,
+		Dialer:         c.cfg.dialer,
+		TLS:            c.cfg.tls,
+		Log:            c.log,
+		OnSession:      c.sm.onEvent,
+		OnWatch:        func(ev zkconn.Event) { c.watches.deliver(c.cfg.namespace, ev) },
+	})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidArg, err)
 	}
-	c.conn, c.events, c.started = conn, events, true
+	c.conn, c.started = conn, true
 	c.janitor = startJanitor(c)
 	c.wg.Add(1)
 	go c.authenticate(conn)
+	c.stopAfter = context.AfterFunc(ctx, func() { c.Close() })
 	return nil
 }
 
-// authenticate queues the auth info before any operation may run; go-zookeeper
-// sends it again on every reconnect once it has succeeded.
-func (c *Client) authenticate(conn *zk.Conn) {
+// authenticate queues the auth info before any operation may run; the
+// connection sends it again on every reconnect once it has succeeded.
+func (c *Client) authenticate(conn conn) {
 	defer c.wg.Done()
 	defer close(c.authDone)
 	for _, a := range c.cfg.auth {
 		for {
-			err := conn.AddAuth(a.scheme, a.auth)
+			err := conn.AddAuth(c.closing, a.scheme, a.auth)
 			if err == nil {
 				break
 			}
@@ -172,15 +157,16 @@ func (c *Client) authenticate(conn *zk.Conn) {
 
 // Close closes the session (its ephemeral nodes go at once), stops every
 // goroutine the client started and waits for them. Pending guaranteed deletes
-// are abandoned. Close is idempotent.
+// are abandoned. Close is idempotent, and may be called before Start (which
+// then fails).
 //
 // With a container or TTL create in flight, Close first waits up to a
-// second for it to be answered (see replyguard.go). Against a server that
-// does not answer, it then drops the connection and ends the session over
-// one of its own, and may take about three seconds longer in all: the wait,
-// closing the session, and go-zookeeper's wait for a close request that can
-// no longer be sent (and up to the connection timeout more if go-zookeeper's
-// receive loop does not end once its connection is dropped).
+// second for it to be answered. Against a server that does not answer, it
+// then drops the connection and ends the session over one of its own, and
+// may take about three seconds longer in all: the wait, closing the
+// session, and go-zookeeper's wait for a close request that can no longer
+// be sent (and up to the connection timeout more if go-zookeeper's receive
+// loop does not end once its connection is dropped).
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -189,24 +175,17 @@ func (c *Client) Close() error {
 	}
 	c.closed = true
 	c.stopBg()
-	started := c.started
+	started, stopAfter := c.started, c.stopAfter
 	c.mu.Unlock()
-	readersDone := c.replies.Close()
-	c.transport.Close() // no dial from here on
+	if stopAfter != nil {
+		stopAfter()
+	}
 	c.sm.close()
-	if !started {
-		c.listeners.Close()
-		return nil
+	if started {
+		c.janitor.stop()
+		c.conn.Close()
+		c.wg.Wait()
 	}
-	c.janitor.stop()
-	if readersDone != nil {
-		c.transport.Quiesce(readersDone)
-	}
-	c.conn.Close()
-	c.transport.DropAll() // unblocks a handshake stuck on a silent server
-	for range c.events {
-	}
-	c.wg.Wait()
 	c.listeners.Close()
 	return nil
 }
@@ -221,27 +200,27 @@ func (c *Client) State() listener.ConnectionState {
 	return s
 }
 
-// SessionID returns the id of the current session, 0 without one.
+// SessionID returns the id of the current ZooKeeper session, 0 without one.
 func (c *Client) SessionID() int64 {
-	c.mu.Lock()
-	conn := c.conn
-	c.mu.Unlock()
-	if conn == nil {
-		return 0
+	if conn := c.connOrNil(); conn != nil {
+		return conn.SessionID()
 	}
-	return conn.SessionID()
+	return 0
 }
 
 // CurrentServer returns the address of the server the client is connected or
 // connecting to, "" before Start.
 func (c *Client) CurrentServer() string {
-	c.mu.Lock()
-	conn := c.conn
-	c.mu.Unlock()
-	if conn == nil {
-		return ""
+	if conn := c.connOrNil(); conn != nil {
+		return conn.Server()
 	}
-	return conn.Server()
+	return ""
+}
+
+func (c *Client) connOrNil() conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
 }
 
 // SessionTimeout returns the session timeout the server granted, or the
@@ -285,12 +264,12 @@ func (c *Client) BlockUntilConnected(ctx context.Context) error {
 }
 
 // errNotConnected is what an attempt gets when no connection came within the
-// connection timeout; it wraps zk.ErrNoServer, so the retry loop retries it.
-var errNotConnected = fmt.Errorf("%w: %w (not connected within the connection timeout)", ErrConnectionLoss, zk.ErrNoServer)
+// connection timeout; the retry loop retries it.
+var errNotConnected = fmt.Errorf("%w: not connected within the connection timeout", ErrConnectionLoss)
 
 // connected waits for a usable connection and returns it. A zero timeout
 // waits as long as ctx allows.
-func (c *Client) connected(ctx context.Context, timeout time.Duration) (*zk.Conn, error) {
+func (c *Client) connected(ctx context.Context, timeout time.Duration) (conn, error) {
 	c.mu.Lock()
 	conn, started, closed := c.conn, c.started, c.closed
 	c.mu.Unlock()
@@ -331,37 +310,10 @@ func (c *Client) connected(ctx context.Context, timeout time.Duration) (*zk.Conn
 	}
 }
 
-// onEvent is go-zookeeper's event callback: it must never block.
-func (c *Client) onEvent(ev zk.Event) {
-	if ev.Type != zk.EventSession {
-		c.mirror.fired(ev) // before go-zookeeper's own table forgets them
-		c.watches.deliver(c.cfg.namespace, ev)
-		return
-	}
-	if ev.State == zk.StateHasSession && c.mirror.any() {
-		// go-zookeeper is about to set its watches again; see
-		// transport's replyGate for the data race this avoids.
-		c.transport.HoldRepliesUntilSetWatches()
-	}
-	c.transport.Recv().OnState(ev.State)
-	c.log.Debug("zookeeper session event", "state", ev.State.String(), "server", ev.Server)
-	c.sm.onEvent(ev.State)
-}
-
-// readsReplyAfterClose runs f, a call to CreateContainer or CreateTTL,
-// through the reply guard (see internal/transport's ReplyGuard), which
-// Close asks before closing go-zookeeper's connection.
-func (c *Client) readsReplyAfterClose(f func() error) error {
-	if err := c.replies.Run(f); err != zkconn.ErrClosed {
-		return err
-	}
-	return ErrClosed
-}
-
 // notConnected is err, the reason a wait for a connection gave up, with why
 // the latest attempt to connect failed, if it did.
 func (c *Client) notConnected(err error) error {
-	if dialErr := c.transport.DialErr(); dialErr != nil {
+	if dialErr := c.conn.DialErr(); dialErr != nil {
 		return fmt.Errorf("%w; the last attempt to connect failed: %w", err, dialErr)
 	}
 	return err
@@ -373,8 +325,8 @@ func (c *Client) isClosed() bool {
 }
 
 // closedErr turns the errors a closing connection produces into ErrClosed.
-// It keeps only their text: go-zookeeper's connection errors are retryable,
-// and the retry loop would sleep before trying a client that is gone.
+// It keeps only their text: connection errors are retryable, and the retry
+// loop would sleep before trying a client that is gone.
 func (c *Client) closedErr(err error) error {
 	if err != nil && c.isClosed() && !errors.Is(err, ErrClosed) {
 		return fmt.Errorf("%w: %v", ErrClosed, err)
@@ -384,27 +336,41 @@ func (c *Client) closedErr(err error) error {
 
 // endSession closes the session id, which came back after the client had
 // reported it Lost (see stateMachine.onSession): the server ends it, its
-// ephemeral nodes go, and go-zookeeper, finding it expired, opens a new
+// ephemeral nodes go, and the connection, finding it expired, opens a new
 // one. It runs on the state machine's caller and must not block: the close
 // goes out from a goroutine of the client's, over a connection of its own
-// made with the client's dialer. If it fails, the client drops its
-// connection, and the session's next return ends it again.
+// made with the client's dialer. If it fails, the connection is dropped,
+// and the session's next return ends it again.
 func (c *Client) endSession(id int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	hs := c.transport.Session()
-	if c.closed || hs.ID != id {
+	if c.closed || c.conn == nil {
 		return
 	}
+	conn := c.conn
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		c.log.Warn("ending a session reported lost that came back", "session", fmt.Sprintf("%#x", id))
 		ctx, cancel := context.WithTimeout(c.closing, c.cfg.connectionTimeout)
 		defer cancel()
-		if err := c.transport.CloseSession(ctx, hs); err != nil && !c.isClosed() {
+		if err := conn.EndSession(ctx, id); err != nil && !c.isClosed() {
 			c.log.Warn("ending a session reported lost failed; reconnecting", "session", fmt.Sprintf("%#x", id), "err", err)
-			c.transport.DropAll()
 		}
 	}()
+}
+
+// InjectSessionExpiration ends the client's current session on the server,
+// as Curator's ZooKeeper.injectSessionExpiration does, for tests of a
+// client already running: the session is closed over a connection of the
+// client's own (with the password its handshake gave), the server deletes
+// its ephemeral nodes, and the client finds the session expired, reports
+// Lost, and goes on with a new one (Reconnected). It returns once the
+// server has closed the session.
+func (c *Client) InjectSessionExpiration(ctx context.Context) error {
+	conn := c.connOrNil()
+	if conn == nil || c.isClosed() {
+		return fmt.Errorf("%w: no session to expire", ErrNotStarted)
+	}
+	return conn.ExpireSession(ctx)
 }

@@ -128,7 +128,7 @@ func TestBlockUntilConnectedHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
@@ -241,9 +241,7 @@ func TestCallInFlightAtCloseIsNotRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	proxy.Blackhole(true)
-	sent := make(chan struct{})
-	var once sync.Once
-	tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }})
+	tctx, sent := framework.NotifyWritten(ctx)
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Create(tctx, "/dir/n", nil)
@@ -423,9 +421,7 @@ func silentContainerCreate(t *testing.T, c *framework.Client, proxy *zkharness.P
 		t.Fatal(err)
 	}
 	proxy.Blackhole(true)
-	sent := make(chan struct{})
-	var once sync.Once
-	tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }})
+	tctx, sent := framework.NotifyWritten(ctx)
 	result := make(chan error, 1)
 	go func() {
 		_, err := c.Create(tctx, fmt.Sprintf("/box-%d", round), nil, framework.WithMode(framework.Container))

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/gocurator/curator/internal/zkconn"
 )
 
 // CreateMode is a node's kind.
@@ -106,29 +106,13 @@ func WithContainerParents() CreateOption { return func(o *createOpts) { o.parent
 func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...CreateOption) (string, error) {
 	var o createOpts
 	o.apply(opts)
-	if err := ValidatePath(path, o.mode.IsSequential()); err != nil {
+	if err := o.check(path, o.mode); err != nil {
 		return "", opErr("create", path, err)
-	}
-	if o.nilOption {
-		return "", opErr("create", path, fmt.Errorf("%w: nil option", ErrInvalidArg))
-	}
-	switch {
-	case !o.mode.valid():
-		return "", opErr("create", path, fmt.Errorf("%w: create mode %d", ErrInvalidArg, o.mode))
-	case o.mode.isTTL() && o.ttl <= 0:
-		return "", opErr("create", path, fmt.Errorf("%w: TTL mode needs a positive TTL", ErrInvalidArg))
-	case !o.mode.isTTL() && o.ttl != 0:
-		return "", opErr("create", path, fmt.Errorf("%w: TTL given for mode without TTL", ErrInvalidArg))
-	case path == "/":
-		return "", opErr("create", path, fmt.Errorf("%w: cannot create the root", ErrInvalidPath))
 	}
 	if data == nil {
 		data = c.cfg.defaultData
 	}
-	acl := zkACLs(o.acl)
-	if len(acl) == 0 {
-		acl = aclFor(c.cfg.aclProvider, path)
-	}
+	acl := c.aclOr(o.acl, path)
 	full := c.cfg.namespace.toServer(path)
 	var id string
 	if o.protected {
@@ -136,11 +120,11 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		full = ProtectedPath(full, id)
 	}
 	parent, _ := SplitPath(full)
-	traceDone := c.traceWritten(ctx, full)
+	written := writeNoticeOf(ctx)
 
 	var created string
 	attempts := 0
-	err := c.retrying(ctx, "create", path, func(ctx context.Context, conn *zk.Conn) error {
+	err := c.retrying(ctx, "create", path, func(ctx context.Context, conn conn) error {
 		attempts++
 		if o.protected && attempts > 1 {
 			found, err := c.findProtected(ctx, conn, parent, id, o.mode)
@@ -149,11 +133,10 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 				return err
 			}
 		}
-		p, err := c.createNode(ctx, conn, full, data, acl, o)
+		p, err := c.createNode(ctx, conn, zkconn.CreateRequest{Path: full, Data: data, Mode: int32(o.mode), ACL: acl, TTL: o.ttl, Written: written}, o)
 		created = p
 		return err
 	})
-	traceDone(err == nil)
 	if err != nil {
 		if o.protected && attempts > 0 && !errors.Is(err, ErrNodeExists) && !errors.Is(err, ErrNoNode) &&
 			!errors.Is(err, ErrNoAuth) && !errors.Is(err, ErrClosed) {
@@ -166,14 +149,36 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	return c.cfg.namespace.fromServer(created), nil
 }
 
+// check validates a create of path in mode (Create's WithMode, or a
+// transaction's CreateOp) with these options: every create's checks, made
+// before anything is sent.
+func (o *createOpts) check(path string, mode CreateMode) error {
+	if err := ValidatePath(path, mode.IsSequential()); err != nil {
+		return err
+	}
+	switch {
+	case o.nilOption:
+		return fmt.Errorf("%w: nil option", ErrInvalidArg)
+	case path == "/":
+		return fmt.Errorf("%w: cannot create the root", ErrInvalidPath)
+	case !mode.valid():
+		return fmt.Errorf("%w: create mode %d", ErrInvalidArg, mode)
+	case mode.isTTL() && o.ttl <= 0:
+		return fmt.Errorf("%w: TTL mode needs a positive TTL", ErrInvalidArg)
+	case !mode.isTTL() && o.ttl != 0:
+		return fmt.Errorf("%w: TTL given for mode without TTL", ErrInvalidArg)
+	}
+	return nil
+}
+
 // createNode makes one create request, creating missing parents (and the
 // namespace root) first if they turn out to be missing.
-func (c *Client) createNode(ctx context.Context, conn *zk.Conn, full string, data []byte, acl []zk.ACL, o createOpts) (string, error) {
-	p, err := c.createRaw(ctx, conn, full, data, acl, o)
-	if !errors.Is(err, zk.ErrNoNode) {
+func (c *Client) createNode(ctx context.Context, conn conn, r zkconn.CreateRequest, o createOpts) (string, error) {
+	p, err := c.createRaw(ctx, conn, r, o)
+	if !errors.Is(err, ErrNoNode) {
 		return p, err
 	}
-	parent, _ := SplitPath(full)
+	parent, _ := SplitPath(r.Path)
 	switch {
 	case o.parents != noParents:
 		err = c.mkdirs(ctx, conn, parent, o.parents)
@@ -185,40 +190,20 @@ func (c *Client) createNode(ctx context.Context, conn *zk.Conn, full string, dat
 	if err != nil {
 		return "", err
 	}
-	return c.createRaw(ctx, conn, full, data, acl, o)
+	return c.createRaw(ctx, conn, r, o)
 }
 
 // createRaw is one create request. If the caller gives up before the answer
 // and the node was created after all, the node is deleted: before Create
 // returns if the answer comes within undoGrace, in the background otherwise.
-func (c *Client) createRaw(ctx context.Context, conn *zk.Conn, full string, data []byte, acl []zk.ACL, o createOpts) (string, error) {
-	var p string
-	err := c.callCancellable(ctx, func() error {
-		var err error
-		switch {
-		case o.mode == Container:
-			err = c.readsReplyAfterClose(func() (err error) {
-				p, err = conn.CreateContainer(full, data, int32(o.mode), acl)
-				return err
-			})
-		case o.mode.isTTL():
-			err = c.readsReplyAfterClose(func() (err error) {
-				p, err = conn.CreateTTL(full, data, int32(o.mode), acl, o.ttl)
-				return err
-			})
-		default:
-			p, err = conn.Create(full, data, int32(o.mode), acl)
-		}
-		return err
-	}, func(err error) {
-		if err == nil {
-			c.undoCreate(p, undoVersion(o.mode, o.mode.IsSequential() || o.protected))
-		}
+func (c *Client) createRaw(ctx context.Context, conn conn, r zkconn.CreateRequest, o createOpts) (string, error) {
+	u := newUndoable(func(p string) {
+		c.undoCreate(p, undoVersion(o.mode, o.mode.IsSequential() || o.protected))
 	})
-	if err != nil {
-		return "", err // p may still be written by an abandoned call
-	}
-	return p, nil
+	r.Late = u.late
+	p, err := conn.Create(ctx, r)
+	u.settle(ctx, err)
+	return p, err
 }
 
 // undoCreate deletes a node whose create the caller abandoned, at version:
@@ -252,34 +237,27 @@ func undoVersion(mode CreateMode, unique bool) int32 {
 // the server once its last child went, and one request makes it again (top
 // down, every ancestor would cost a request each time). A chain of d missing
 // nodes, as on a namespace's first use, costs 2d-1 requests instead of d.
-func (c *Client) mkdirs(ctx context.Context, conn *zk.Conn, full string, mode parentMode) error {
+func (c *Client) mkdirs(ctx context.Context, conn conn, full string, mode parentMode) error {
 	if full == "/" || full == c.cfg.chroot { // as for ZooKeeper, a chroot must exist
 		return nil
 	}
-	acl := aclFor(c.cfg.aclProvider, c.cfg.namespace.fromServer(full))
+	r := zkconn.CreateRequest{Path: full, Data: []byte{}, Mode: int32(Persistent), ACL: c.aclOr(nil, c.cfg.namespace.fromServer(full))}
+	if mode == containerParents {
+		r.Mode = int32(Container)
+	}
 	mkdir := func() error {
-		return c.callCancellable(ctx, func() error {
-			var err error
-			if mode == containerParents {
-				err = c.readsReplyAfterClose(func() error {
-					_, err := conn.CreateContainer(full, []byte{}, zk.FlagContainer, acl)
-					return err
-				})
-			} else {
-				_, err = conn.Create(full, []byte{}, zk.FlagPersistent, acl)
-			}
-			return err
-		}, nil)
+		_, err := conn.Create(ctx, r)
+		return err
 	}
 	err := mkdir()
-	if errors.Is(err, zk.ErrNoNode) {
+	if errors.Is(err, ErrNoNode) {
 		parent, _ := SplitPath(full)
 		if err := c.mkdirs(ctx, conn, parent, mode); err != nil {
 			return err
 		}
 		err = mkdir()
 	}
-	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+	if err != nil && !errors.Is(err, ErrNodeExists) {
 		return err
 	}
 	return nil

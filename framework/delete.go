@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/retry"
 )
 
@@ -51,13 +49,13 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 	if full == c.cfg.chroot {
 		return opErr("delete", path, fmt.Errorf("%w: cannot delete the connect string's chroot", ErrInvalidPath))
 	}
-	err := c.retrying(ctx, "delete", path, func(ctx context.Context, conn *zk.Conn) error {
+	err := c.retrying(ctx, "delete", path, func(ctx context.Context, conn conn) error {
 		if o.recursive {
 			if err := c.deleteChildren(ctx, conn, full); err != nil {
 				return err
 			}
 		}
-		return c.callCancellable(ctx, func() error { return conn.Delete(full, o.version) }, nil)
+		return conn.Delete(ctx, full, o.version)
 	})
 	if errors.Is(err, ErrNoNode) && o.quietly {
 		return nil
@@ -65,7 +63,7 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 	if err != nil && o.guaranteed && (retry.IsRetryable(err) || ctx.Err() != nil) {
 		c.janitor.add("guaranteed delete", full, func(ctx context.Context) error {
 			if o.recursive {
-				err := c.retrying(ctx, "delete", c.cfg.namespace.fromServer(full), func(ctx context.Context, conn *zk.Conn) error {
+				err := c.retrying(ctx, "delete", c.cfg.namespace.fromServer(full), func(ctx context.Context, conn conn) error {
 					return c.deleteChildren(ctx, conn, full)
 				})
 				if err != nil {
@@ -79,14 +77,9 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 }
 
 // deleteChildren deletes everything below full, depth first.
-func (c *Client) deleteChildren(ctx context.Context, conn *zk.Conn, full string) error {
-	var children []string
-	err := c.callCancellable(ctx, func() error {
-		var err error
-		children, _, err = conn.Children(full)
-		return err
-	}, nil)
-	if errors.Is(err, zk.ErrNoNode) {
+func (c *Client) deleteChildren(ctx context.Context, conn conn, full string) error {
+	children, _, _, err := conn.Children(ctx, full, false)
+	if errors.Is(err, ErrNoNode) {
 		return nil
 	}
 	if err != nil {
@@ -97,8 +90,7 @@ func (c *Client) deleteChildren(ctx context.Context, conn *zk.Conn, full string)
 		if err := c.deleteChildren(ctx, conn, p); err != nil {
 			return err
 		}
-		err := c.callCancellable(ctx, func() error { return conn.Delete(p, -1) }, nil)
-		if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		if err := conn.Delete(ctx, p, -1); err != nil && !errors.Is(err, ErrNoNode) {
 			return err
 		}
 	}
@@ -108,8 +100,8 @@ func (c *Client) deleteChildren(ctx context.Context, conn *zk.Conn, full string)
 // deleteRaw deletes the server path full; a node already gone is a success.
 // Background tasks use it.
 func (c *Client) deleteRaw(ctx context.Context, full string, version int32) error {
-	err := c.retrying(ctx, "delete", c.cfg.namespace.fromServer(full), func(ctx context.Context, conn *zk.Conn) error {
-		return c.callCancellable(ctx, func() error { return conn.Delete(full, version) }, nil)
+	err := c.retrying(ctx, "delete", c.cfg.namespace.fromServer(full), func(ctx context.Context, conn conn) error {
+		return conn.Delete(ctx, full, version)
 	})
 	if errors.Is(err, ErrNoNode) {
 		return nil

@@ -4,31 +4,32 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zookeeper/zk"
-
-	"github.com/gocurator/curator/retry"
+	"github.com/gocurator/curator/internal/zkerr"
 )
 
-// Sentinel errors. Operation errors wrap one of these and, where ZooKeeper or
-// go-zookeeper produced the error, the original error too.
+// Sentinel errors. An operation's error is an *OpError whose Kind is one of
+// these (errors.Is matches it), wrapping the cause.
 var (
-	ErrNoNode         = errors.New("curator: node does not exist")
-	ErrNodeExists     = errors.New("curator: node already exists")
-	ErrBadVersion     = errors.New("curator: version conflict")
-	ErrNotEmpty       = errors.New("curator: node has children")
-	ErrNoAuth         = errors.New("curator: not authorised")
-	ErrConnectionLoss = errors.New("curator: connection loss")
-	ErrSessionExpired = errors.New("curator: session expired")
-	ErrClosed         = errors.New("curator: client is closed")
-	ErrNotStarted     = errors.New("curator: client is not started")
-	ErrInvalidPath    = errors.New("curator: invalid path")
-	ErrInvalidArg     = errors.New("curator: invalid argument")
+	ErrNoNode         error = zkerr.NoNode         // the node does not exist
+	ErrNodeExists     error = zkerr.NodeExists     // the node already exists
+	ErrBadVersion     error = zkerr.BadVersion     // the node's version is not the one given
+	ErrNotEmpty       error = zkerr.NotEmpty       // the node has children
+	ErrNoAuth         error = zkerr.NoAuth         // the session may not do this (or its auth info was refused)
+	ErrConnectionLoss error = zkerr.ConnectionLoss // the connection was lost, or not had in time
+	ErrSessionExpired error = zkerr.SessionExpired // the session ended on the server
+	// ErrOperationTimeout: the server did not answer in time (retried, as
+	// a connection loss is).
+	ErrOperationTimeout error = zkerr.OperationTimeout
+	ErrClosed           error = zkerr.ErrClosed // the client is closed
+	ErrNotStarted             = errors.New("client is not started")
+	ErrInvalidPath            = errors.New("invalid path")
+	ErrInvalidArg             = errors.New("invalid argument")
 	// ErrOutcomeUnknown means a write may or may not have been applied: it
 	// was sent, and then its reply was lost (the connection dropped, or the
 	// caller's context ended first), and what the client could learn
 	// afterwards cannot tell which. It comes with the error that ended the
 	// call (ErrConnectionLoss, a context error, or a refusal of a retry).
-	ErrOutcomeUnknown = errors.New("curator: outcome unknown")
+	ErrOutcomeUnknown = errors.New("outcome unknown")
 )
 
 // OpError records a failed operation, the path it was for (as the caller gave
@@ -61,29 +62,16 @@ func (e *OpError) Unwrap() []error {
 	return errs
 }
 
-// kindOf maps a go-zookeeper error to this package's sentinel.
+// kindOf returns the sentinel err wraps, the most telling if several.
 func kindOf(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, zk.ErrNoNode):
-		return ErrNoNode
-	case errors.Is(err, zk.ErrNodeExists):
-		return ErrNodeExists
-	case errors.Is(err, zk.ErrBadVersion):
-		return ErrBadVersion
-	case errors.Is(err, zk.ErrNotEmpty):
-		return ErrNotEmpty
-	case errors.Is(err, zk.ErrNoAuth), errors.Is(err, zk.ErrAuthFailed):
-		return ErrNoAuth
-	case errors.Is(err, zk.ErrSessionExpired):
-		return ErrSessionExpired
-	case errors.Is(err, zk.ErrClosing):
-		return ErrClosed
-	case errors.Is(err, zk.ErrInvalidPath):
-		return ErrInvalidPath
-	case retry.IsRetryable(err):
-		return ErrConnectionLoss
+	for _, k := range [...]error{
+		ErrClosed, ErrNotStarted, ErrInvalidPath, ErrInvalidArg, ErrOutcomeUnknown,
+		ErrNoNode, ErrNodeExists, ErrBadVersion, ErrNotEmpty, ErrNoAuth,
+		ErrSessionExpired, ErrOperationTimeout, ErrConnectionLoss,
+	} {
+		if errors.Is(err, k) {
+			return k
+		}
 	}
 	return nil
 }
@@ -97,12 +85,5 @@ func opErr(op, path string, err error) error {
 	if errors.As(err, &oe) {
 		return err
 	}
-	kind := kindOf(err)
-	for _, s := range []error{ErrClosed, ErrNotStarted, ErrInvalidPath, ErrInvalidArg, ErrOutcomeUnknown, ErrConnectionLoss} {
-		if errors.Is(err, s) {
-			kind = s
-			break
-		}
-	}
-	return &OpError{Op: op, Path: path, Kind: kind, Err: err}
+	return &OpError{Op: op, Path: path, Kind: kindOf(err), Err: err}
 }

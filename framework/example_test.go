@@ -24,7 +24,7 @@ func ExampleClient() {
 			close(connected)
 		}
 	})
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()

@@ -1,10 +1,6 @@
 package framework
 
-import (
-	"context"
-
-	"github.com/go-zookeeper/zk"
-)
+import "context"
 
 // UndoCreate runs the undo of an abandoned create of the server path full,
 // whose name is unique (sequential or protected) or not.
@@ -16,7 +12,7 @@ func (c *Client) UndoCreate(full string, mode CreateMode, unique bool) {
 // the server path parent.
 func (c *Client) FindProtected(ctx context.Context, parent, id string, mode CreateMode) (string, error) {
 	var found string
-	err := c.retrying(ctx, "find", parent, func(ctx context.Context, conn *zk.Conn) error {
+	err := c.retrying(ctx, "find", parent, func(ctx context.Context, conn conn) error {
 		var err error
 		found, err = c.findProtected(ctx, conn, parent, id, mode)
 		return err

@@ -43,7 +43,7 @@ func startClient(t testing.TB, connect string, opts ...framework.Option) (*frame
 	}
 	t.Cleanup(func() { c.Close() })
 	log := watchStates(t, c)
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	log.waitLast(t, listener.Connected)

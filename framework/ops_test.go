@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,15 +98,17 @@ func TestWatchesFireOnce(t *testing.T) {
 		t.Fatalf("children watch: %+v", ev)
 	}
 	c.Set(ctx, "/w", []byte("x"), -1)
-	if ev, _ := dw.Wait(ctx); ev.Type != framework.EventNodeDataChanged {
+	ev, _ = dw.Wait(ctx)
+	if ev.Type != framework.EventNodeDataChanged || ev.Path != "/w" {
 		t.Fatalf("data watch: %+v", ev)
 	}
-	// One-shot: the channel is closed after its event.
-	if _, open := <-dw.C(); open {
-		t.Fatal("data watch delivered a second event")
+	// One-shot: what it saw stays what it saw.
+	c.Set(ctx, "/w", []byte("y"), -1)
+	if again, err := dw.Wait(ctx); err != nil || again != ev {
+		t.Fatalf("Wait on a watch that fired, after another change: %+v %v, want %+v again", again, err, ev)
 	}
-	if ev, err := dw.Wait(ctx); !errors.Is(err, framework.ErrInvalidArg) || !strings.Contains(err.Error(), "watch /w:") {
-		t.Fatalf("Wait on a watch that fired: %+v %v, want ErrInvalidArg naming the watch's path", ev, err)
+	if got, ok := dw.Event(); !ok || got != ev {
+		t.Fatalf("Event: %+v %v", got, ok)
 	}
 	// An abandoned watch blocks nothing: set one and never read it.
 	if _, _, _, err := c.GetW(ctx, "/w"); err != nil {
@@ -264,7 +264,7 @@ func TestClosedAndUnstartedClientsFailClearly(t *testing.T) {
 	if err := c.Delete(cancelled, "/x", framework.Guaranteed()); err == nil {
 		t.Fatal("guaranteed delete before Start with a cancelled context: no error")
 	}
-	c.Start()
+	c.Start(context.Background())
 	c.BlockUntilConnected(ctx)
 	select {
 	case <-c.Done():
@@ -280,7 +280,7 @@ func TestClosedAndUnstartedClientsFailClearly(t *testing.T) {
 	if _, _, err := c.Get(ctx, "/x"); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("after Close: %v, want ErrClosed", err)
 	}
-	if err := c.Start(); !errors.Is(err, framework.ErrClosed) {
+	if err := c.Start(context.Background()); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("Start after Close: %v", err)
 	}
 	if err := c.Close(); err != nil {
@@ -296,7 +296,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Start()
+	c.Start(context.Background())
 	ctx := ctxT(t)
 	c.BlockUntilConnected(ctx)
 	proxy.Blackhole(true)
@@ -310,12 +310,11 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	recipestest.VerifyNone(t)
 }
 
-// A listing sent once Written has been called is answered after the create,
-// so it always shows the created node, however slow the hook. (Called when
-// the create was merely about to be handed to go-zookeeper, the hook let the
-// listing overtake the create about once in a hundred; with the pause below,
-// every time.)
-func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
+// A listing sent once NotifyWritten's channel is closed is answered after
+// the create, so it always shows the created node. (Closed when the create
+// was merely about to be handed to go-zookeeper, the channel let the
+// listing overtake the create about once in a hundred.)
+func TestNotifyWrittenOrdersLaterRequests(t *testing.T) {
 	c := newClient(t)
 	ctx := ctxT(t)
 	const rounds = 50
@@ -324,14 +323,7 @@ func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
 			dir := "/" + kind
 			c.Create(ctx, dir, nil)
 			for i := range rounds {
-				written := make(chan struct{})
-				var calls atomic.Int32
-				tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() {
-					if calls.Add(1) == 1 {
-						close(written)
-						time.Sleep(time.Millisecond) // widens the window a listing could overtake in
-					}
-				}})
+				tctx, written := framework.NotifyWritten(ctx)
 				type result struct {
 					path string
 					err  error
@@ -349,7 +341,7 @@ func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
 					}
 					created <- r
 				}()
-				var early *result // the create returned first: Written was called as it returned
+				var early *result // the create returned first: it closed written as it returned
 				select {
 				case <-written:
 				case r := <-created:
@@ -357,7 +349,7 @@ func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
 					case <-written:
 						early = &r
 					default:
-						t.Fatalf("round %d: the %s returned (%v) without calling Written", i, kind, r.err)
+						t.Fatalf("round %d: the %s returned (%v) with written still open", i, kind, r.err)
 					}
 				}
 				kids, _, err := c.Children(ctx, dir)
@@ -375,23 +367,21 @@ func TestTraceWrittenOrdersLaterRequests(t *testing.T) {
 				}
 				p := r.path
 				if _, name := framework.SplitPath(p); !slices.Contains(kids, name) {
-					t.Fatalf("round %d: a listing sent after Written lacks %s: %v", i, p, kids)
-				}
-				if n := calls.Load(); n != 1 {
-					t.Fatalf("Written called %d times", n)
+					t.Fatalf("round %d: a listing sent once written was closed lacks %s: %v", i, p, kids)
 				}
 				c.Delete(ctx, p)
 			}
 		})
 	}
 	// A create the server never sees is never written.
-	var calls atomic.Int32
-	tctx := framework.WithTrace(ctx, &framework.Trace{Written: func() { calls.Add(1) }})
+	tctx, written := framework.NotifyWritten(ctx)
 	if _, err := c.Create(tctx, "/create/bad//name", nil); !errors.Is(err, framework.ErrInvalidPath) {
 		t.Fatalf("Create of a bad path: %v", err)
 	}
-	if n := calls.Load(); n != 0 {
-		t.Fatalf("Written called %d times for a create that was never sent", n)
+	select {
+	case <-written:
+		t.Fatal("written closed for a create that was never sent")
+	default:
 	}
 }
 

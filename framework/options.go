@@ -6,8 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/retry"
 )
@@ -177,10 +176,15 @@ func (OpenACLProvider) DefaultACL() []ACL { return WorldACL(PermAll) }
 // ACLForPath returns nil: every path gets the default.
 func (OpenACLProvider) ACLForPath(string) []ACL { return nil }
 
-// aclFor returns the ACL p gives path, as go-zookeeper takes it.
-func aclFor(p ACLProvider, path string) []zk.ACL {
+// aclOr returns acl, as the connection takes it, or if it is empty the ACL
+// the client's provider gives path (as the caller names it).
+func (c *Client) aclOr(acl []ACL, path string) []zkconn.ACL {
+	if len(acl) > 0 {
+		return zkACLs(acl)
+	}
+	p := c.cfg.aclProvider
 	if _, ok := p.(OpenACLProvider); ok { // the default: one allocation, not two
-		return zk.WorldACL(zk.PermAll)
+		return []zkconn.ACL{{Perms: PermAll, Scheme: "world", ID: "anyone"}}
 	}
 	if acl := p.ACLForPath(path); len(acl) > 0 {
 		return zkACLs(acl)

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // ProtectedPrefix starts the name of every protected node: _c_<uuid>-<name>.
@@ -87,17 +85,13 @@ func StripProtectedPrefix(name string) string {
 // ephemeral nodes. An ephemeral match that another session owns is not ours:
 // it is neither returned nor deleted (deleting it by path could delete the
 // node a retry is about to make under the same name).
-func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id string, mode CreateMode) (string, error) {
+func (c *Client) findProtected(ctx context.Context, conn conn, parent, id string, mode CreateMode) (string, error) {
+	err := conn.Sync(ctx, parent)
 	var children []string
-	err := c.callCancellable(ctx, func() error {
-		if _, err := conn.Sync(parent); err != nil {
-			return err
-		}
-		var err error
-		children, _, err = conn.Children(parent)
-		return err
-	}, nil)
-	if errors.Is(err, zk.ErrNoNode) {
+	if err == nil {
+		children, _, _, err = conn.Children(ctx, parent, false)
+	}
+	if errors.Is(err, ErrNoNode) {
 		return "", nil
 	}
 	if err != nil {
@@ -112,17 +106,11 @@ func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id st
 		if !mode.IsEphemeral() {
 			return found, nil
 		}
-		var ok bool
-		var stat *zk.Stat
-		err := c.callCancellable(ctx, func() error {
-			var err error
-			ok, stat, err = conn.Exists(found)
-			return err
-		}, nil)
+		ok, stat, _, err := conn.Exists(ctx, found, false)
 		if err != nil {
 			return "", err
 		}
-		if !ok { // gone since the listing (go-zookeeper then gives a zero stat)
+		if !ok { // gone since the listing
 			continue
 		}
 		if sid := conn.SessionID(); sid != 0 && stat.EphemeralOwner == sid {
@@ -138,7 +126,7 @@ func (c *Client) findProtected(ctx context.Context, conn *zk.Conn, parent, id st
 // deletes it.
 func (c *Client) deleteProtected(ctx context.Context, parent, id string, mode CreateMode) error {
 	var found string
-	err := c.retrying(ctx, "delete", parent, func(ctx context.Context, conn *zk.Conn) error {
+	err := c.retrying(ctx, "delete", parent, func(ctx context.Context, conn conn) error {
 		var err error
 		found, err = c.findProtected(ctx, conn, parent, id, mode)
 		return err

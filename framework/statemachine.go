@@ -1,20 +1,19 @@
 package framework
 
 import (
-	"context"
-	"fmt"
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/listener"
 )
 
-// stateMachine turns go-zookeeper's session events into Curator's connection
-// states. It runs on go-zookeeper's event goroutine (through the event
-// callback) and on a timer, never blocks, and hands each transition to post,
-// which must not block either. docs/connection-states.md has the table.
+// stateMachine turns the connection's session events into Curator's
+// connection states, and the error states of the client's policy into the
+// end of a Session. It runs on go-zookeeper's event goroutine (through the
+// connection's callback) and on a timer, never blocks, and hands each
+// transition to post, which must not block either.
+// docs/connection-states.md has the table.
 //
 // Lock order: m.mu is taken first, and post (the listener container's Post,
 // which takes its own lock briefly) and revived run under it. Neither calls
@@ -29,61 +28,52 @@ type stateMachine struct {
 	mu        sync.Mutex
 	state     listener.ConnectionState // 0 until the first session
 	session   int64                    // id of the session last reported
-	handshake int64                    // id from the latest handshake, 0 if it said "expired"
 	timeout   time.Duration            // negotiated session timeout (requested until known)
 	timer     *time.Timer              // the Lost timer while Suspended
 	timerGen  uint64                   // invalidates a timer that fired late
 	timerLost bool                     // the state is Lost because the timer said so
 	closed    bool
-	changed   chan struct{}             // closed and replaced on every transition
-	epoch     uint64                    // error states of policy entered so far
-	errState  listener.ConnectionState  // the latest of them
-	errCancel map[*errorWaiter]struct{} // contexts to cancel at the next error state
+	changed   chan struct{} // closed and replaced on every transition
+	sess      *Session      // ended and replaced at every error state of policy
 }
 
-// errorWaiter is a context of ErrorContext, cancelled at the next error
-// state or when the machine closes.
-type errorWaiter struct{ cancel context.CancelCauseFunc }
-
 func newStateMachine(requested time.Duration, policy listener.ErrorPolicy, post func(listener.ConnectionState)) *stateMachine {
-	return &stateMachine{
+	m := &stateMachine{
 		post:      post,
 		policy:    policy,
 		afterFunc: time.AfterFunc,
 		timeout:   requested,
 		changed:   make(chan struct{}),
 	}
+	m.sess = m.newSession()
+	return m
 }
 
-// onHandshake records what the server answered to a session handshake; it is
-// called just before go-zookeeper reports the resulting state.
-func (m *stateMachine) onHandshake(sessionID int64, timeout time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.handshake = sessionID
-	if sessionID != 0 && timeout > 0 {
-		m.timeout = timeout
-	}
+func (m *stateMachine) newSession() *Session {
+	return &Session{m: m, done: make(chan struct{}), id: m.session}
 }
 
-// onEvent handles one go-zookeeper session event.
-func (m *stateMachine) onEvent(s zk.State) {
+// onEvent handles one change of the session's state.
+func (m *stateMachine) onEvent(ev zkconn.SessionEvent) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return
 	}
-	switch s {
-	case zk.StateHasSession:
-		m.onSession(m.handshake)
-	case zk.StateConnectedReadOnly:
+	switch ev.State {
+	case zkconn.HasSession:
+		if ev.Timeout > 0 {
+			m.timeout = ev.Timeout
+		}
+		m.onSession(ev.ID)
+	case zkconn.ReadOnly:
 		m.set(listener.ReadOnly)
-	case zk.StateDisconnected:
+	case zkconn.Disconnected:
 		if m.state.IsConnected() {
 			m.set(listener.Suspended)
 			m.startTimer()
 		}
-	case zk.StateExpired:
+	case zkconn.Expired:
 		if m.state != 0 && m.state != listener.Lost {
 			m.set(listener.Lost)
 		}
@@ -113,6 +103,7 @@ func (m *stateMachine) onSession(id int64) {
 		m.set(listener.Reconnected)
 	}
 	m.session = id
+	m.sess.id = id
 }
 
 // startTimer arms Curator's rule: Suspended for the negotiated session
@@ -140,9 +131,8 @@ func (m *stateMachine) set(s listener.ConnectionState) {
 	m.state = s
 	m.timerLost = false
 	if m.policy != nil && m.policy.IsErrorState(s) {
-		m.epoch++
-		m.errState = s
-		m.cancelWaiters(stateError(s))
+		m.sess.end(&SessionError{State: s})
+		m.sess = m.newSession()
 	}
 	close(m.changed)
 	m.changed = make(chan struct{})
@@ -156,63 +146,11 @@ func (m *stateMachine) current() (listener.ConnectionState, <-chan struct{}) {
 	return m.state, m.changed
 }
 
-// cancelWaiters cancels every ErrorContext with cause; m.mu is held. A
-// cancel runs no code of the caller's here (context.AfterFunc functions
-// run on goroutines of their own).
-func (m *stateMachine) cancelWaiters(cause error) {
-	for w := range m.errCancel {
-		w.cancel(cause)
-	}
-	clear(m.errCancel)
-}
-
-// errorContext returns a context cancelled when parent is, at the first
-// error state after epoch, or when the machine closes.
-func (m *stateMachine) errorContext(parent context.Context, epoch uint64) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	w := &errorWaiter{cancel: cancel}
+// currentSession returns the Session under way.
+func (m *stateMachine) currentSession() *Session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch {
-	case m.epoch > epoch:
-		cancel(stateError(m.errState))
-	case m.closed:
-		cancel(ErrClosed)
-	default:
-		if m.errCancel == nil {
-			m.errCancel = make(map[*errorWaiter]struct{})
-		}
-		m.errCancel[w] = struct{}{}
-	}
-	return ctx, func() {
-		m.mu.Lock()
-		delete(m.errCancel, w)
-		m.mu.Unlock()
-		cancel(context.Canceled)
-	}
-}
-
-// stateError is the cause of an ErrorContext ended by an error state: a
-// connection loss for Suspended, an expired session for Lost.
-func stateError(s listener.ConnectionState) error {
-	if s == listener.Lost {
-		return fmt.Errorf("%w: connection %v", ErrSessionExpired, s)
-	}
-	return fmt.Errorf("%w: connection %v", ErrConnectionLoss, s)
-}
-
-// errorEpoch returns the number of error states entered so far.
-func (m *stateMachine) errorEpoch() uint64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.epoch
-}
-
-// errorSince returns the latest error state, if one came after epoch.
-func (m *stateMachine) errorSince(epoch uint64) (listener.ConnectionState, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.errState, m.epoch > epoch
+	return m.sess
 }
 
 // sessionTimeout returns the negotiated session timeout once a session was
@@ -228,7 +166,7 @@ func (m *stateMachine) close() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
-	m.cancelWaiters(ErrClosed)
+	m.sess.end(ErrClosed)
 	if m.timer != nil {
 		m.timer.Stop()
 		m.timer = nil

@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/listener"
 )
 
@@ -27,10 +26,14 @@ func newTestMachine() (*stateMachine, *[]listener.ConnectionState, *fakeTimers) 
 }
 
 func (m *stateMachine) connect(id int64) {
-	m.onHandshake(id, 2*time.Second)
-	m.onEvent(zk.StateConnected) // TCP only: no state of ours
-	m.onEvent(zk.StateHasSession)
+	m.onEvent(zkconn.SessionEvent{State: zkconn.HasSession, ID: id, Timeout: 2 * time.Second})
 }
+
+// The connection's session events, as the state machine gets them.
+var (
+	disconnected = zkconn.SessionEvent{State: zkconn.Disconnected}
+	expired      = zkconn.SessionEvent{State: zkconn.Expired}
+)
 
 func TestStateMachine(t *testing.T) {
 	const (
@@ -45,48 +48,43 @@ func TestStateMachine(t *testing.T) {
 		want []listener.ConnectionState
 	}{
 		{"first session", func(m *stateMachine, _ *fakeTimers) {
-			m.onEvent(zk.StateConnecting)
 			m.connect(1)
 		}, []listener.ConnectionState{C}},
 		{"disconnect and back on the same session", func(m *stateMachine, _ *fakeTimers) {
 			m.connect(1)
-			m.onEvent(zk.StateDisconnected)
-			m.onEvent(zk.StateConnecting)
-			m.onEvent(zk.StateDisconnected) // repeated while reconnecting
+			m.onEvent(disconnected)
+			m.onEvent(disconnected) // repeated while reconnecting
 			m.connect(1)
 		}, []listener.ConnectionState{C, S, R}},
 		{"server expires the session", func(m *stateMachine, _ *fakeTimers) {
 			m.connect(1)
-			m.onEvent(zk.StateDisconnected)
-			m.onHandshake(0, 0)
-			m.onEvent(zk.StateExpired)
-			m.onEvent(zk.StateDisconnected)
+			m.onEvent(disconnected)
+			m.onEvent(expired)
+			m.onEvent(disconnected)
 			m.connect(2)
 		}, []listener.ConnectionState{C, S, L, R}},
 		{"expiry event missed: new session id still means Lost", func(m *stateMachine, _ *fakeTimers) {
 			m.connect(1)
-			m.onEvent(zk.StateDisconnected)
+			m.onEvent(disconnected)
 			m.connect(2)
 		}, []listener.ConnectionState{C, S, L, R}},
 		{"suspended for the session timeout is Lost", func(m *stateMachine, ft *fakeTimers) {
 			m.connect(1)
-			m.onEvent(zk.StateDisconnected)
+			m.onEvent(disconnected)
 			ft.fire[0]()
-			m.onHandshake(0, 0)
-			m.onEvent(zk.StateExpired) // the server agrees later: no second Lost
+			m.onEvent(expired) // the server agrees later: no second Lost
 			m.connect(2)
 		}, []listener.ConnectionState{C, S, L, R}},
 		{"the session comes back after the timer's Lost: it is ended, and the next one reconnects", func(m *stateMachine, ft *fakeTimers) {
 			var ended []int64
 			m.revived = func(id int64) { ended = append(ended, id) }
 			m.connect(1)
-			m.onEvent(zk.StateDisconnected)
+			m.onEvent(disconnected)
 			ft.fire[0]()
 			m.connect(1) // a restarted server restored it
-			m.onEvent(zk.StateDisconnected)
+			m.onEvent(disconnected)
 			m.connect(1) // ending it failed: ended again
-			m.onHandshake(0, 0)
-			m.onEvent(zk.StateExpired)
+			m.onEvent(expired)
 			m.connect(2)
 			if !slices.Equal(ended, []int64{1, 1}) {
 				t.Errorf("sessions ended %v, want [1 1]", ended)
@@ -95,23 +93,22 @@ func TestStateMachine(t *testing.T) {
 		{"the server expires the session: it is not ended again", func(m *stateMachine, _ *fakeTimers) {
 			m.revived = func(id int64) { t.Errorf("session %d ended by the client", id) }
 			m.connect(1)
-			m.onEvent(zk.StateDisconnected)
-			m.onHandshake(0, 0)
-			m.onEvent(zk.StateExpired)
+			m.onEvent(disconnected)
+			m.onEvent(expired)
 			m.connect(1) // not possible on a real server; the Lost was the server's
 		}, []listener.ConnectionState{C, S, L, R}},
 		{"a timer from an earlier suspension does nothing", func(m *stateMachine, ft *fakeTimers) {
 			m.connect(1)
-			m.onEvent(zk.StateDisconnected)
+			m.onEvent(disconnected)
 			m.connect(1)
-			m.onEvent(zk.StateDisconnected)
+			m.onEvent(disconnected)
 			ft.fire[0]() // stale
 			m.connect(1)
 		}, []listener.ConnectionState{C, S, R, S, R}},
 		{"nothing after close", func(m *stateMachine, _ *fakeTimers) {
 			m.connect(1)
 			m.close()
-			m.onEvent(zk.StateDisconnected)
+			m.onEvent(disconnected)
 		}, []listener.ConnectionState{C}},
 	}
 	for _, tt := range tests {

@@ -185,7 +185,7 @@ func failedConnectLogging(t *testing.T, logged, addr string, opts ...framework.O
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	err = c.BlockUntilConnected(ctx)
@@ -305,7 +305,7 @@ func TestTLSHandshakeWithSilentServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	<-accepted // the handshake is under way, and will get no answer

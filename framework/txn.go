@@ -7,9 +7,8 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/gocurator/curator/internal/zkconn"
+	"github.com/gocurator/curator/internal/zkerr"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -130,69 +129,28 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	if len(ops) == 0 {
 		return nil, opErr("txn", "", fmt.Errorf("%w: empty transaction", ErrInvalidArg))
 	}
-	t := &txn{c: c, ops: ops, reqs: make([]any, len(ops)), ids: make([]string, len(ops))}
-	var firstPath string // ops[0]'s path as sent
+	t := &txn{c: c, ops: ops, reqs: make([]zkconn.Op, len(ops)), ids: make([]string, len(ops))}
 	protected := slices.ContainsFunc(ops, func(op Op) bool { return op.kind == opCreate && op.create.protected })
 	for i, op := range ops {
-		seq := op.kind == opCreate && op.mode.IsSequential()
-		if err := ValidatePath(op.path, seq); err != nil {
+		req, err := t.request(op, protected)
+		if err != nil {
 			return nil, opErr("txn", op.path, err)
 		}
-		full := c.cfg.namespace.toServer(op.path)
-		switch op.kind {
-		case opCreate:
-			if op.path == "/" {
-				return nil, opErr("txn", op.path, fmt.Errorf("%w: cannot create the root", ErrInvalidPath))
-			}
-			if op.mode != Persistent && op.mode != Ephemeral && op.mode != PersistentSequential && op.mode != EphemeralSequential {
-				return nil, opErr("txn", op.path, fmt.Errorf("%w: create mode %d in a transaction", ErrInvalidArg, op.mode))
-			}
-			if op.create.nilOption {
-				return nil, opErr("txn", op.path, fmt.Errorf("%w: nil option", ErrInvalidArg))
-			}
-			if op.create.ttl != 0 || op.create.mode != 0 {
-				return nil, opErr("txn", op.path, fmt.Errorf("%w: WithTTL or WithMode in a transaction's create (give the mode to CreateOp)", ErrInvalidArg))
-			}
-			data := op.data
-			if data == nil {
-				data = c.cfg.defaultData
-			}
-			acl := zkACLs(op.create.acl)
-			if len(acl) == 0 {
-				acl = aclFor(c.cfg.aclProvider, op.path)
-			}
-			switch {
-			case op.create.protected:
-				t.ids[i] = newProtectedID()
-				full = ProtectedPath(full, t.ids[i])
-			case protected && op.mode.IsSequential(): // after a lost reply its name could not be found again
-				return nil, opErr("txn", op.path, fmt.Errorf("%w: a sequential create beside a protected one must be protected too", ErrInvalidArg))
-			}
-			t.reqs[i] = &zk.CreateRequest{Path: full, Data: data, Acl: acl, Flags: int32(op.mode)}
-		case opDelete:
-			if full == c.cfg.chroot {
-				return nil, opErr("txn", op.path, fmt.Errorf("%w: cannot delete the connect string's chroot", ErrInvalidPath))
-			}
-			t.reqs[i] = &zk.DeleteRequest{Path: full, Version: op.version}
-		case opSetData:
-			t.reqs[i] = &zk.SetDataRequest{Path: full, Data: op.data, Version: op.version}
-		case opCheck:
-			check := &zk.CheckVersionRequest{Path: full, Version: op.version}
-			t.reqs[i] = check
-			t.fence = append(t.fence, check)
-		default:
-			return nil, opErr("txn", op.path, fmt.Errorf("%w: zero Op", ErrInvalidArg))
+		if op.kind == opCreate && op.create.protected {
+			t.ids[i] = newProtectedID()
+			req.Path = ProtectedPath(req.Path, t.ids[i])
 		}
-		if i == 0 {
-			firstPath = full
+		t.reqs[i] = req
+		if op.kind == opCheck {
+			t.fence = append(t.fence, req)
 		}
 	}
-	traceDone := c.traceWritten(ctx, firstPath)
+	written := writeNoticeOf(ctx)
 	var (
-		res      []zk.MultiResponse
+		res      []zkconn.OpResult
 		attempts int
 	)
-	err := c.retrying(ctx, "txn", ops[0].path, func(ctx context.Context, conn *zk.Conn) error {
+	err := c.retrying(ctx, "txn", ops[0].path, func(ctx context.Context, conn conn) error {
 		attempts++
 		if protected && attempts > 1 {
 			found, settled, err := t.findCommitted(ctx, conn)
@@ -205,10 +163,9 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			}
 		}
 		var err error
-		res, err = t.multi(ctx, conn)
+		res, err = t.multi(ctx, conn, written)
 		return err
 	})
-	traceDone(err == nil)
 	if err != nil {
 		if protected && attempts > 0 && mayHaveCommitted(err) {
 			t.cleanUpProtected()
@@ -220,18 +177,61 @@ func (c *Client) Txn(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	}
 	out := make([]OpResult, len(res))
 	for i, r := range res {
-		out[i] = OpResult{Path: c.cfg.namespace.fromServer(r.String), Stat: statOf(r.Stat)}
+		out[i] = OpResult{Path: c.cfg.namespace.fromServer(r.Path), Stat: statOf(r.Stat)}
 	}
 	return out, nil
+}
+
+// request checks op and returns its request, with the namespace and the
+// client's defaults applied (a protected create's name is given by Txn);
+// protected says that a create of the transaction is protected.
+func (t *txn) request(op Op, protected bool) (zkconn.Op, error) {
+	c := t.c
+	full := c.cfg.namespace.toServer(op.path)
+	switch op.kind {
+	case opCreate:
+		if err := op.create.check(op.path, op.mode); err != nil {
+			return zkconn.Op{}, err
+		}
+		switch {
+		case op.mode != Persistent && op.mode != Ephemeral && op.mode != PersistentSequential && op.mode != EphemeralSequential:
+			return zkconn.Op{}, fmt.Errorf("%w: create mode %d in a transaction", ErrInvalidArg, op.mode)
+		case op.create.mode != 0:
+			return zkconn.Op{}, fmt.Errorf("%w: WithMode in a transaction's create (give the mode to CreateOp)", ErrInvalidArg)
+		case protected && !op.create.protected && op.mode.IsSequential(): // after a lost reply its name could not be found again
+			return zkconn.Op{}, fmt.Errorf("%w: a sequential create beside a protected one must be protected too", ErrInvalidArg)
+		}
+		data := op.data
+		if data == nil {
+			data = c.cfg.defaultData
+		}
+		return zkconn.Op{Kind: zkconn.OpCreate, Path: full, Data: data, Mode: int32(op.mode), ACL: c.aclOr(op.create.acl, op.path)}, nil
+	case opDelete, opSetData, opCheck:
+		if err := ValidatePath(op.path, false); err != nil {
+			return zkconn.Op{}, err
+		}
+		if op.kind == opDelete && full == c.cfg.chroot {
+			return zkconn.Op{}, fmt.Errorf("%w: cannot delete the connect string's chroot", ErrInvalidPath)
+		}
+		kind := zkconn.OpDelete
+		switch op.kind {
+		case opSetData:
+			kind = zkconn.OpSetData
+		case opCheck:
+			kind = zkconn.OpCheck
+		}
+		return zkconn.Op{Kind: kind, Path: full, Data: op.data, Version: op.version}, nil
+	}
+	return zkconn.Op{}, fmt.Errorf("%w: zero Op", ErrInvalidArg)
 }
 
 // txn is one Txn call's state, shared by its attempts and its clean-up.
 type txn struct {
 	c     *Client
 	ops   []Op
-	reqs  []any    // as sent, namespace and protection applied
-	ids   []string // protected creates' ids
-	fence []any    // the *zk.CheckVersionRequest among reqs
+	reqs  []zkconn.Op // as sent, namespace and protection applied
+	ids   []string    // protected creates' ids
+	fence []zkconn.Op // the checks among reqs
 
 	unsettled   bool  // an attempt may have been applied, and nothing since has told
 	sentSession int64 // the session of the first such attempt
@@ -260,41 +260,37 @@ func mayHaveCommitted(err error) bool {
 // ask for them and trying again. A failed transaction's error wraps a
 // *TxnError. If the caller gives up before the answer and the transaction
 // committed after all, its sequential and protected nodes are deleted.
-func (t *txn) multi(ctx context.Context, conn *zk.Conn) ([]zk.MultiResponse, error) {
+func (t *txn) multi(ctx context.Context, conn conn, written *zkconn.WriteNotice) ([]zkconn.OpResult, error) {
 	c, ops := t.c, t.ops
 	for made := 0; ; made++ {
-		var res []zk.MultiResponse
 		var sent atomic.Bool
 		session := conn.SessionID() // the request goes out on this session, if at all
-		err := c.callCancellable(ctx, func() error {
-			sent.Store(true)
-			var err error
-			res, err = conn.Multi(t.reqs...)
-			return err
-		}, func(err error) {
-			if err == nil && committed(res, len(ops)) {
+		u := newUndoable(func(res []zkconn.OpResult) {
+			if committed(res, len(ops)) {
 				t.undo(res)
 			}
 		})
+		res, err := conn.Multi(ctx, zkconn.MultiRequest{Ops: t.reqs, Written: written, Late: u.late}, func() { sent.Store(true) })
+		u.settle(ctx, err)
 		if sent.Load() && (ctx.Err() != nil || retry.IsRetryable(err)) && !t.unsettled {
 			t.unsettled, t.sentSession = true, session
 		}
 		if err != nil && ctx.Err() != nil {
-			return nil, err // res may still be written by an abandoned call
+			return nil, err
 		}
-		i, failure := failedOp(res) // go-zookeeper may report it as err too
+		i, failure := failedOp(res) // the connection may report it as err too
 		switch {
 		case i < 0 && err != nil:
 			return nil, err
 		case i < 0 && len(res) != len(ops):
-			return nil, fmt.Errorf("%w: %d results for %d ops", zk.ErrAPIError, len(res), len(ops))
+			return nil, fmt.Errorf("%w: %d results for %d ops", zkerr.APIError, len(res), len(ops))
 		case i < 0:
 			return res, nil
 		}
-		if op := ops[i]; op.kind != opCreate || op.create.parents == noParents || !errors.Is(failure, zk.ErrNoNode) || made == len(ops) {
+		if op := ops[i]; op.kind != opCreate || op.create.parents == noParents || !errors.Is(failure, ErrNoNode) || made == len(ops) {
 			return nil, &TxnError{Index: i, Err: opErr(op.kind.String(), op.path, failure)}
 		}
-		parent, _ := SplitPath(t.reqs[i].(*zk.CreateRequest).Path)
+		parent, _ := SplitPath(t.reqs[i].Path)
 		if err := c.mkdirs(ctx, conn, parent, ops[i].create.parents); err != nil {
 			return nil, err
 		}
@@ -302,12 +298,12 @@ func (t *txn) multi(ctx context.Context, conn *zk.Conn) ([]zk.MultiResponse, err
 }
 
 // committed reports whether every operation of a transaction succeeded.
-func committed(res []zk.MultiResponse, n int) bool {
+func committed(res []zkconn.OpResult, n int) bool {
 	if len(res) != n {
 		return false
 	}
 	for _, r := range res {
-		if r.Error != nil {
+		if r.Err != nil {
 			return false
 		}
 	}
@@ -324,7 +320,7 @@ func committed(res []zk.MultiResponse, n int) bool {
 // settled says that no attempt committed. With no node that can decide,
 // every protected node must be there to call it committed, and a miss
 // settles nothing.
-func (t *txn) findCommitted(ctx context.Context, conn *zk.Conn) (res []zk.MultiResponse, settled bool, err error) {
+func (t *txn) findCommitted(ctx context.Context, conn conn) (res []zkconn.OpResult, settled bool, err error) {
 	probe := -1
 	for i, id := range t.ids {
 		if id == "" {
@@ -339,7 +335,7 @@ func (t *txn) findCommitted(ctx context.Context, conn *zk.Conn) (res []zk.MultiR
 		}
 	}
 	find := func(i int) (string, error) {
-		parent, _ := SplitPath(t.reqs[i].(*zk.CreateRequest).Path)
+		parent, _ := SplitPath(t.reqs[i].Path)
 		return t.c.findProtected(ctx, conn, parent, t.ids[i], t.ops[i].mode)
 	}
 	if probe >= 0 {
@@ -348,11 +344,11 @@ func (t *txn) findCommitted(ctx context.Context, conn *zk.Conn) (res []zk.MultiR
 			return nil, err == nil, err
 		}
 	}
-	res = make([]zk.MultiResponse, len(t.ops))
+	res = make([]zkconn.OpResult, len(t.ops))
 	for i, id := range t.ids {
 		switch {
 		case id == "" && t.ops[i].kind == opCreate:
-			res[i].String = t.reqs[i].(*zk.CreateRequest).Path // not sequential (Txn checks): the name is known
+			res[i].Path = t.reqs[i].Path // not sequential (Txn checks): the name is known
 		case id != "":
 			found, err := find(i)
 			if err != nil {
@@ -361,7 +357,7 @@ func (t *txn) findCommitted(ctx context.Context, conn *zk.Conn) (res []zk.MultiR
 			if found == "" && probe < 0 {
 				return nil, false, nil
 			}
-			res[i].String = found
+			res[i].Path = found
 		}
 	}
 	return res, false, nil
@@ -369,17 +365,11 @@ func (t *txn) findCommitted(ctx context.Context, conn *zk.Conn) (res []zk.MultiR
 
 // failedOp finds the operation of a failed transaction that failed: the
 // first whose error is not the rollback marker ZooKeeper gives the others.
-func failedOp(res []zk.MultiResponse) (int, error) {
+func failedOp(res []zkconn.OpResult) (int, error) {
 	for i, r := range res {
-		if r.Error != nil && !isRollback(r.Error) {
-			return i, r.Error
+		if r.Err != nil && !errors.Is(r.Err, zkerr.RuntimeInconsistency) {
+			return i, r.Err
 		}
 	}
 	return -1, nil
-}
-
-// isRollback reports ZooKeeper's "runtime inconsistency" (-2) and "ok" codes,
-// which mark the operations of a failed multi that did not fail themselves.
-func isRollback(err error) bool {
-	return zkconn.Is(err, zkconn.RuntimeInconsistency)
 }

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -31,17 +30,17 @@ type undoTarget struct {
 // anyway, and deleting one gives back what it took (a lease, a place in a
 // queue), which the caller's own clean-up may have ended the fence to do:
 // a recipe's transaction is often fenced on a node the recipe deletes next.
-func (t *txn) undo(res []zk.MultiResponse) {
+func (t *txn) undo(res []zkconn.OpResult) {
 	var targets []undoTarget
 	for i, op := range t.ops {
 		if op.kind != opCreate || !op.mode.IsSequential() && !op.create.protected {
 			continue
 		}
 		if op.mode.IsEphemeral() || len(t.fence) == 0 {
-			t.c.undoCreate(res[i].String, undoVersion(op.mode, true))
+			t.c.undoCreate(res[i].Path, undoVersion(op.mode, true))
 			continue
 		}
-		targets = append(targets, undoTarget{res[i].String, undoVersion(op.mode, true)})
+		targets = append(targets, undoTarget{res[i].Path, undoVersion(op.mode, true)})
 	}
 	if len(targets) == 0 {
 		return
@@ -63,7 +62,7 @@ func (t *txn) cleanUpProtected() {
 		if id == "" {
 			continue
 		}
-		parent, _ := SplitPath(t.reqs[i].(*zk.CreateRequest).Path)
+		parent, _ := SplitPath(t.reqs[i].Path)
 		if mode := t.ops[i].mode; mode.IsEphemeral() || len(t.fence) == 0 {
 			t.c.janitor.add("delete protected node of a failed transaction", parent, func(ctx context.Context) error {
 				return t.c.deleteProtected(ctx, parent, id, mode)
@@ -72,7 +71,7 @@ func (t *txn) cleanUpProtected() {
 		}
 		t.c.janitor.add("delete protected node of a failed fenced transaction", parent, func(ctx context.Context) error {
 			var found string
-			err := t.c.retrying(ctx, "delete", t.c.cfg.namespace.fromServer(parent), func(ctx context.Context, conn *zk.Conn) error {
+			err := t.c.retrying(ctx, "delete", t.c.cfg.namespace.fromServer(parent), func(ctx context.Context, conn conn) error {
 				var err error
 				found, err = t.c.findProtected(ctx, conn, parent, id, Persistent)
 				return err
@@ -94,20 +93,18 @@ func (t *txn) cleanUpProtected() {
 func (t *txn) deleteFenced(ctx context.Context, targets []undoTarget) error {
 	c := t.c
 	for len(targets) > 0 {
-		reqs := append([]any(nil), t.fence...)
+		reqs := append([]zkconn.Op(nil), t.fence...)
 		for _, target := range targets {
-			reqs = append(reqs, &zk.DeleteRequest{Path: target.path, Version: target.version})
+			reqs = append(reqs, zkconn.Op{Kind: zkconn.OpDelete, Path: target.path, Version: target.version})
 		}
-		var res []zk.MultiResponse
-		err := c.retrying(ctx, "txn", c.cfg.namespace.fromServer(targets[0].path), func(ctx context.Context, conn *zk.Conn) error {
-			return c.callCancellable(ctx, func() error {
-				var err error
-				res, err = conn.Multi(reqs...)
-				return err
-			}, nil)
+		var res []zkconn.OpResult
+		err := c.retrying(ctx, "txn", c.cfg.namespace.fromServer(targets[0].path), func(ctx context.Context, conn conn) error {
+			var err error
+			res, err = conn.Multi(ctx, zkconn.MultiRequest{Ops: reqs}, nil)
+			return err
 		})
 		if err != nil && ctx.Err() != nil {
-			return err // for the janitor; res may still be written by an abandoned call
+			return err // for the janitor
 		}
 		i, failure := failedOp(res)
 		switch {
@@ -120,7 +117,7 @@ func (t *txn) deleteFenced(ctx context.Context, targets []undoTarget) error {
 			return nil
 		case i < len(t.fence):
 			c.log.Warn("undo of an abandoned transaction refused by its fence: its nodes stay",
-				"fence", t.fence[i].(*zk.CheckVersionRequest).Path, "nodes", len(targets), "first", targets[0].path,
+				"fence", t.fence[i].Path, "nodes", len(targets), "first", targets[0].path,
 				"err", fmt.Errorf("%w: %w", errFenceRefused, failure))
 			return nil
 		}

@@ -1,10 +1,13 @@
 package framework
 
 import (
+	"crypto/sha1"
+	"encoding/base64"
 	"net"
+	"strconv"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/gocurator/curator/internal/zkconn"
 )
 
 // Stat is a node's metadata, as ZooKeeper keeps it.
@@ -22,9 +25,9 @@ type Stat struct {
 	Pzxid          int64 // the zxid of the change that last added or removed a child
 }
 
-// statOf converts go-zookeeper's stat, which has Stat's layout, without a
+// statOf converts the connection's stat, which has Stat's layout, without a
 // copy. nil stays nil.
-func statOf(s *zk.Stat) *Stat { return (*Stat)(s) }
+func statOf(s *zkconn.Stat) *Stat { return (*Stat)(s) }
 
 // ACL is one entry of a node's access control list: a scheme ("world",
 // "digest", "auth", "ip", ...), an id in it, and the permissions it grants.
@@ -50,29 +53,31 @@ const (
 func WorldACL(perms int32) []ACL { return []ACL{{perms, "world", "anyone"}} }
 
 // DigestACL grants perms to the digest principal user with password (the id
-// holds the password's digest, as ZooKeeper computes it).
+// holds the password's digest, as ZooKeeper's DigestAuthenticationProvider
+// computes it: user:base64(sha1(user:password))).
 func DigestACL(perms int32, user, password string) []ACL {
-	return aclsOf(zk.DigestACL(perms, user, password))
+	sum := sha1.Sum([]byte(user + ":" + password))
+	return []ACL{{perms, "digest", user + ":" + base64.StdEncoding.EncodeToString(sum[:])}}
 }
 
 // AuthACL grants perms to every identity the creating session has
 // authenticated as (ZooKeeper's CREATOR_ALL_ACL with PermAll).
 func AuthACL(perms int32) []ACL { return []ACL{{perms, "auth", ""}} }
 
-// zkACLs converts ACLs for go-zookeeper.
-func zkACLs(acl []ACL) []zk.ACL {
+// zkACLs converts ACLs for the connection.
+func zkACLs(acl []ACL) []zkconn.ACL {
 	if acl == nil {
 		return nil
 	}
-	out := make([]zk.ACL, len(acl))
+	out := make([]zkconn.ACL, len(acl))
 	for i, a := range acl {
-		out[i] = zk.ACL(a)
+		out[i] = zkconn.ACL(a)
 	}
 	return out
 }
 
-// aclsOf converts go-zookeeper's ACLs.
-func aclsOf(acl []zk.ACL) []ACL {
+// aclsOf converts the connection's ACLs.
+func aclsOf(acl []zkconn.ACL) []ACL {
 	if acl == nil {
 		return nil
 	}
@@ -87,16 +92,11 @@ func aclsOf(acl []zk.ACL) []ACL {
 // net.DialTimeout's shape.
 type Dialer func(network, address string, timeout time.Duration) (net.Conn, error)
 
-// Event is what a Watch's channel yields: go-zookeeper's event, as it comes
-// (an alias: a converted channel would cost a goroutine per watch). Hand it
-// to Watch.Event, which says what happened in this package's terms.
-type Event = zk.Event
-
 // EventType says what a watch saw.
-type EventType = zk.EventType
+type EventType int32
 
-// The event types a watch reports (ZooKeeper's codes, and go-zookeeper's
-// for a watch that ended unfired).
+// The event types a watch reports: ZooKeeper's codes, and EventNotWatching
+// for a watch that ended unfired.
 const (
 	EventNodeCreated         EventType = 1
 	EventNodeDeleted         EventType = 2
@@ -106,3 +106,20 @@ const (
 	// the client closed.
 	EventNotWatching EventType = -2
 )
+
+// String names the event type as ZooKeeper's Java client does.
+func (t EventType) String() string {
+	switch t {
+	case EventNodeCreated:
+		return "NodeCreated"
+	case EventNodeDeleted:
+		return "NodeDeleted"
+	case EventNodeDataChanged:
+		return "NodeDataChanged"
+	case EventNodeChildrenChanged:
+		return "NodeChildrenChanged"
+	case EventNotWatching:
+		return "NotWatching"
+	}
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
+}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/gocurator/curator/internal/zkconn"
 )
 
 // watchFeed hands the connection's watch notifications to the functions
@@ -55,7 +55,7 @@ func (f *watchFeed) add(s *watchSub) (remove func()) {
 
 // deliver passes a notification to every function registered for its
 // path. It runs on go-zookeeper's receive goroutine.
-func (f *watchFeed) deliver(ns namespace, ev zk.Event) {
+func (f *watchFeed) deliver(ns namespace, ev zkconn.Event) {
 	p := f.subs.Load()
 	if p == nil || len(*p) == 0 {
 		return
@@ -65,10 +65,7 @@ func (f *watchFeed) deliver(ns namespace, ev zk.Event) {
 	for _, s := range *p {
 		if s.covers(ev.Path) {
 			if !built {
-				we, built = WatchEvent{Type: ev.Type, Path: ns.fromServer(ev.Path)}, true
-				if ev.Err != nil {
-					we.Err = opErr("watch", we.Path, ev.Err)
-				}
+				we, built = watchEventOf(ns, ev), true
 			}
 			s.fn(we)
 		}

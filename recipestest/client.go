@@ -23,7 +23,7 @@ func NewClient(tb testing.TB, connect string, opts ...framework.Option) *framewo
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { c.Close() })
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

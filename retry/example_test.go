@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -16,7 +15,7 @@ func ExampleDo() {
 		func(ctx context.Context) error {
 			attempts++
 			if attempts < 3 {
-				return zk.ErrConnectionClosed // retryable: the loop tries again
+				return framework.ErrConnectionLoss // retryable: the loop tries again
 			}
 			return nil
 		})

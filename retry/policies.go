@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/gocurator/curator/internal/zkerr"
 )
 
 // maxExponentialRetries is Curator's cap: 2^(29+1) base sleeps already
@@ -85,5 +85,5 @@ func SessionFailedRetryPolicy(p Policy) Policy { return sessionFailed{p} }
 
 type sessionFailed struct{ Policy }
 
-// AllowRetryOn refuses zk.ErrSessionExpired.
-func (sessionFailed) AllowRetryOn(err error) bool { return !errors.Is(err, zk.ErrSessionExpired) }
+// AllowRetryOn refuses an expired session (framework.ErrSessionExpired).
+func (sessionFailed) AllowRetryOn(err error) bool { return !errors.Is(err, zkerr.SessionExpired) }

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
 
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/zkerr"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -114,21 +115,19 @@ func TestIsRetryable(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{zk.ErrConnectionClosed, true},
-		{zk.ErrNoServer, true},
-		{zk.ErrSessionMoved, true},
-		{zk.ErrSessionExpired, true},
+		{framework.ErrConnectionLoss, true},
+		{zkerr.SessionMoved, true},
+		{framework.ErrSessionExpired, true},
 		{retry.ErrOperationTimeout, true},
-		{errors.New("unknown error: -7"), true},
-		{fmt.Errorf("wrapped: %w", zk.ErrConnectionClosed), true},
-		{zk.ErrClosing, false},
-		{zk.ErrNoNode, false},
-		{zk.ErrNodeExists, false},
+		{fmt.Errorf("wrapped: %w", framework.ErrConnectionLoss), true},
+		{framework.ErrClosed, false},
+		{framework.ErrNoNode, false},
+		{framework.ErrNodeExists, false},
+		{zkerr.MarshallingError, false}, // a request too large to encode: sending it again cannot help
 		{context.Canceled, false},
 		{context.DeadlineExceeded, false}, // has net.Error's methods, but is the caller's
 		{nil, false},
-		{zk.ErrShortBuffer, false}, // a request too large to encode: sending it again cannot help
-		// What go-zookeeper hands a request whose write failed: the raw error.
+		// A network error of the connection, as a write to its socket fails.
 		{&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}, true},
 		{&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, true},
 		{os.ErrDeadlineExceeded, true}, // the connection's write deadline
@@ -155,31 +154,31 @@ func counter(fails int, err error) (func(context.Context) error, *int) {
 
 func TestDoRetriesOnlyRetryableErrors(t *testing.T) {
 	ctx := context.Background()
-	op, calls := counter(2, zk.ErrConnectionClosed)
+	op, calls := counter(2, framework.ErrConnectionLoss)
 	if err := retry.Do(ctx, retry.RetryNTimes(3, 0), op); err != nil || *calls != 3 {
 		t.Fatalf("retryable: err=%v calls=%d, want nil after 3", err, *calls)
 	}
-	op, calls = counter(5, zk.ErrNoNode)
-	if err := retry.Do(ctx, retry.RetryNTimes(3, 0), op); !errors.Is(err, zk.ErrNoNode) || *calls != 1 {
+	op, calls = counter(5, framework.ErrNoNode)
+	if err := retry.Do(ctx, retry.RetryNTimes(3, 0), op); !errors.Is(err, framework.ErrNoNode) || *calls != 1 {
 		t.Fatalf("not retryable: err=%v calls=%d, want ErrNoNode after 1", err, *calls)
 	}
-	op, calls = counter(10, zk.ErrConnectionClosed)
-	if err := retry.Do(ctx, retry.RetryNTimes(3, 0), op); !errors.Is(err, zk.ErrConnectionClosed) || *calls != 4 {
+	op, calls = counter(10, framework.ErrConnectionLoss)
+	if err := retry.Do(ctx, retry.RetryNTimes(3, 0), op); !errors.Is(err, framework.ErrConnectionLoss) || *calls != 4 {
 		t.Fatalf("exhausted: err=%v calls=%d, want the last error after 4", err, *calls)
 	}
-	op, calls = counter(10, zk.ErrConnectionClosed)
-	if err := retry.Do(ctx, nil, op); !errors.Is(err, zk.ErrConnectionClosed) || *calls != 1 {
+	op, calls = counter(10, framework.ErrConnectionLoss)
+	if err := retry.Do(ctx, nil, op); !errors.Is(err, framework.ErrConnectionLoss) || *calls != 1 {
 		t.Fatalf("nil policy: err=%v calls=%d", err, *calls)
 	}
 }
 
 func TestSessionFailedRetryPolicyRefusesExpiry(t *testing.T) {
 	p := retry.SessionFailedRetryPolicy(retry.RetryNTimes(3, 0))
-	op, calls := counter(10, fmt.Errorf("create: %w", zk.ErrSessionExpired))
-	if err := retry.Do(context.Background(), p, op); !errors.Is(err, zk.ErrSessionExpired) || *calls != 1 {
+	op, calls := counter(10, fmt.Errorf("create: %w", framework.ErrSessionExpired))
+	if err := retry.Do(context.Background(), p, op); !errors.Is(err, framework.ErrSessionExpired) || *calls != 1 {
 		t.Fatalf("err=%v calls=%d, want expiry after 1 call", err, *calls)
 	}
-	op, calls = counter(2, zk.ErrConnectionClosed)
+	op, calls = counter(2, framework.ErrConnectionLoss)
 	if err := retry.Do(context.Background(), p, op); err != nil || *calls != 3 {
 		t.Fatalf("other errors still retried: err=%v calls=%d", err, *calls)
 	}
@@ -190,10 +189,10 @@ func TestNestedDoDoesNotMultiplyRetries(t *testing.T) {
 	err := retry.Do(context.Background(), retry.RetryNTimes(3, 0), func(ctx context.Context) error {
 		return retry.Do(ctx, retry.RetryNTimes(3, 0), func(context.Context) error {
 			inner++
-			return zk.ErrConnectionClosed
+			return framework.ErrConnectionLoss
 		})
 	})
-	if !errors.Is(err, zk.ErrConnectionClosed) || inner != 4 {
+	if !errors.Is(err, framework.ErrConnectionLoss) || inner != 4 {
 		t.Fatalf("err=%v inner calls=%d, want 4 (1 + 3 outer retries)", err, inner)
 	}
 }
@@ -205,13 +204,13 @@ func TestDoStopsWhenContextEndsDuringSleep(t *testing.T) {
 	go func() {
 		done <- retry.Do(ctx, retry.RetryForever(time.Hour), func(context.Context) error {
 			close(attempted)
-			return zk.ErrConnectionClosed
+			return framework.ErrConnectionLoss
 		})
 	}()
 	<-attempted
 	cancel()
 	err := <-done // an hour's sleep would hang the test here
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, zk.ErrConnectionClosed) {
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, framework.ErrConnectionLoss) {
 		t.Fatalf("err=%v, want context.Canceled wrapping the last error", err)
 	}
 }
@@ -228,13 +227,13 @@ func TestDoUntilStopsDuringSleep(t *testing.T) {
 			if attempts++; attempts == 1 {
 				close(attempted)
 			}
-			return zk.ErrConnectionClosed
+			return framework.ErrConnectionLoss
 		})
 	}()
 	<-attempted
 	stopLoop()
 	err := <-done // an hour's sleep would hang the test here
-	if attempts != 1 || !errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, context.Canceled) {
+	if attempts != 1 || !errors.Is(err, framework.ErrConnectionLoss) || errors.Is(err, context.Canceled) {
 		t.Fatalf("attempts=%d err=%v, want 1 attempt and the last error alone", attempts, err)
 	}
 }
@@ -250,7 +249,7 @@ func TestDoUntilMakesNoAttemptOnceStopped(t *testing.T) {
 			if calls++; calls == 2 {
 				stopLoop()
 			}
-			return zk.ErrConnectionClosed
+			return framework.ErrConnectionLoss
 		})
 		stopLoop()
 		if calls != 2 {
@@ -266,9 +265,9 @@ func TestDoUntilStoppedMakesOneAttempt(t *testing.T) {
 	stopLoop()
 	asked := 0
 	p := retry.PolicyFunc(func(int, time.Duration) (time.Duration, bool) { asked++; return 0, true })
-	op, calls := counter(10, zk.ErrConnectionClosed)
+	op, calls := counter(10, framework.ErrConnectionLoss)
 	err := retry.DoUntil(context.Background(), stop, p, op)
-	if *calls != 1 || asked != 0 || !errors.Is(err, zk.ErrConnectionClosed) {
+	if *calls != 1 || asked != 0 || !errors.Is(err, framework.ErrConnectionLoss) {
 		t.Fatalf("calls=%d asked=%d err=%v, want 1 call, no ask, the op's error", *calls, asked, err)
 	}
 }
@@ -276,7 +275,7 @@ func TestDoUntilStoppedMakesOneAttempt(t *testing.T) {
 func TestDoWithDoneContextStillRunsOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	op, calls := counter(10, zk.ErrConnectionClosed)
+	op, calls := counter(10, framework.ErrConnectionLoss)
 	err := retry.Do(ctx, retry.RetryForever(0), op)
 	if *calls != 1 || !errors.Is(err, context.Canceled) {
 		t.Fatalf("calls=%d err=%v", *calls, err)
@@ -296,9 +295,9 @@ func TestDoCountsElapsedFromTheFirstAttempt(t *testing.T) {
 		if calls == 1 {
 			time.Sleep(firstTakes) // time passes in the first attempt; not a synchronisation
 		}
-		return zk.ErrConnectionClosed
+		return framework.ErrConnectionLoss
 	})
-	if !errors.Is(err, zk.ErrConnectionClosed) || calls != 2 || len(seen) != 2 {
+	if !errors.Is(err, framework.ErrConnectionLoss) || calls != 2 || len(seen) != 2 {
 		t.Fatalf("err=%v calls=%d policy asked %d times, want 2 calls and 2 asks", err, calls, len(seen))
 	}
 	if seen[0] < firstTakes {
@@ -321,7 +320,7 @@ func TestDoBuildsNoLoopWhenTheFirstAttemptSucceeds(t *testing.T) {
 
 func TestDoAsksTheErrorFilterOncePerError(t *testing.T) {
 	p := &countingFilter{Policy: retry.RetryNTimes(5, 0)}
-	op, calls := counter(2, zk.ErrConnectionClosed)
+	op, calls := counter(2, framework.ErrConnectionLoss)
 	if err := retry.Do(context.Background(), p, op); err != nil || *calls != 3 {
 		t.Fatalf("err=%v calls=%d, want nil after 3", err, *calls)
 	}

@@ -68,7 +68,7 @@ func connectGo(addr string, wrap func(framework.Dialer) framework.Dialer) (sessi
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -165,7 +165,7 @@ func (h *harness) setUp() error {
 	if err != nil {
 		return err
 	}
-	if err := h.admin.Start(); err != nil {
+	if err := h.admin.Start(context.Background()); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

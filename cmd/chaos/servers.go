@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/retry"
 )
 
 // serverView is one member's state at the end of a run.
@@ -85,33 +86,28 @@ func mntrValue(out, key string) int64 {
 // readTree reads every node under root from the one server at addr, after
 // a sync so that a follower has caught up with its leader.
 func readTree(ctx context.Context, addr, root string) (map[string]nodeView, error) {
-	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false), zk.WithLogger(quiet{}))
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := framework.New(addr, framework.WithSessionTimeout(10*time.Second),
+		framework.WithRetryPolicy(retry.RetryNTimes(3, 100*time.Millisecond)))
 	if err != nil {
 		return nil, err
 	}
-	// go-zookeeper's calls take no context: closing the connection ends
-	// them.
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	stop := context.AfterFunc(ctx, conn.Close)
-	defer stop()
 	defer conn.Close()
-	for connected := false; !connected; {
-		select {
-		case ev := <-events:
-			connected = ev.State == zk.StateHasSession
-		case <-ctx.Done():
-			return nil, fmt.Errorf("member %s: no session: %w", addr, ctx.Err())
-		}
+	if err := conn.Start(ctx); err != nil {
+		return nil, err
 	}
-	if _, err := conn.Sync(root); err != nil && !errors.Is(err, zk.ErrNoNode) {
+	if err := conn.BlockUntilConnected(ctx); err != nil {
+		return nil, fmt.Errorf("member %s: no session: %w", addr, err)
+	}
+	if err := conn.Sync(ctx, root); err != nil && !errors.Is(err, framework.ErrNoNode) {
 		return nil, fmt.Errorf("member %s: sync: %w", addr, err)
 	}
 	nodes := make(map[string]nodeView)
 	var walk func(path string) error
 	walk = func(path string) error {
-		data, stat, err := conn.Get(path)
-		if errors.Is(err, zk.ErrNoNode) {
+		data, stat, err := conn.Get(ctx, path)
+		if errors.Is(err, framework.ErrNoNode) {
 			return nil
 		}
 		if err != nil {
@@ -121,8 +117,8 @@ func readTree(ctx context.Context, addr, root string) (map[string]nodeView, erro
 		if stat.NumChildren == 0 {
 			return nil
 		}
-		kids, _, err := conn.Children(path)
-		if errors.Is(err, zk.ErrNoNode) {
+		kids, _, err := conn.Children(ctx, path)
+		if errors.Is(err, framework.ErrNoNode) {
 			return nil
 		}
 		if err != nil {
@@ -140,8 +136,3 @@ func readTree(ctx context.Context, addr, root string) (map[string]nodeView, erro
 	}
 	return nodes, nil
 }
-
-// quiet is a go-zookeeper logger that logs nothing.
-type quiet struct{}
-
-func (quiet) Printf(string, ...any) {}

@@ -144,7 +144,7 @@ func (w *worker) run(stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		return err
 	}
 	w.client = client

@@ -60,7 +60,7 @@ func run(workers, rounds int) error {
 		default: // nobody waits any more
 		}
 	})
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		return err
 	}
 	if err := client.BlockUntilConnected(ctx); err != nil {
@@ -131,7 +131,7 @@ func configDemo(ctx context.Context, publisher *framework.Client, connect string
 			return err
 		}
 		defer c.Close()
-		if err := c.Start(); err != nil {
+		if err := c.Start(context.Background()); err != nil {
 			return err
 		}
 		sub, err := cache.New(c, "/config")
@@ -205,7 +205,7 @@ func lockDemo(ctx context.Context, connect string, workers, rounds int) error {
 			return err
 		}
 		defer c.Close()
-		if err := c.Start(); err != nil {
+		if err := c.Start(context.Background()); err != nil {
 			return err
 		}
 		clients[i] = c
@@ -271,7 +271,7 @@ func failoverDemo(ctx context.Context, connect string) error {
 			return err
 		}
 		defer c.Close()
-		if err := c.Start(); err != nil {
+		if err := c.Start(context.Background()); err != nil {
 			return err
 		}
 		clients[id] = c

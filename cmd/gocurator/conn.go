@@ -127,7 +127,7 @@ func (c *connFlags) holdAt(path string) holdrun.Hold {
 // connectWithin starts client and waits until it is connected, for at
 // most the connect timeout or until ctx ends.
 func (c *connFlags) connectWithin(ctx context.Context, client *framework.Client) error {
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.connectTimeout)

@@ -115,7 +115,7 @@ func zkMark(id string) error {
 		return err
 	}
 	defer c.Close()
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		return err
 	}
 	mine, err := c.Create(ctx, "/occ/w-", nil, framework.WithMode(framework.EphemeralSequential), framework.WithContainerParents())

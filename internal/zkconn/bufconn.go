@@ -20,17 +20,20 @@ type bufferedConn struct {
 	net.Conn
 	r         *bufio.Reader
 	tc        *trackedConn // its reply gate, if any
+	clock     *readClock   // told when go-zookeeper starts on a frame
 	remaining int          // bytes of the current frame not yet read; 0 at a frame's start
 }
 
-func newBufferedConn(c net.Conn, tc *trackedConn) *bufferedConn {
-	return &bufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBufferSize), tc: tc}
+func newBufferedConn(c net.Conn, tc *trackedConn, clock *readClock) *bufferedConn {
+	return &bufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBufferSize), tc: tc, clock: clock}
 }
 
 // Read reads at most to the end of the current frame. At a frame's start,
-// it waits while the connection's reply gate holds that frame back.
+// it tells the read clock that go-zookeeper is done with the frame before,
+// and waits while the connection's reply gate holds this one back.
 func (b *bufferedConn) Read(p []byte) (int, error) {
 	if b.remaining == 0 {
+		b.clock.tick()
 		hdr, err := b.r.Peek(8) // the length prefix and a reply's xid
 		if err != nil {
 			return b.r.Read(p) // what is there, or the error

@@ -13,13 +13,13 @@ import (
 // its own.
 const hostLookupTimeout = 3 * time.Second
 
-// HostNames is a go-zookeeper HostProvider that works as its default one
+// hostNames is a go-zookeeper HostProvider that works as its default one
 // (each host of the connect string is looked up once, when the client
 // starts; every address found is a server of its own; the order is
 // shuffled) and also remembers which host each address came from. The
 // dialer is handed addresses only, and a TLS client verifies a server's
 // certificate against the host the user named. A TLS client uses it.
-type HostNames struct {
+type hostNames struct {
 	mu      sync.Mutex
 	servers []string
 	names   map[string]string // address -> host as the connect string has it
@@ -28,7 +28,7 @@ type HostNames struct {
 }
 
 // Init looks up every host of servers ("host:port").
-func (h *HostNames) Init(servers []string) error {
+func (h *hostNames) Init(servers []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), hostLookupTimeout)
 	defer cancel()
 	var found []string
@@ -61,7 +61,7 @@ func (h *HostNames) Init(servers []string) error {
 }
 
 // Len returns the number of addresses.
-func (h *HostNames) Len() int {
+func (h *hostNames) Len() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.servers)
@@ -69,7 +69,7 @@ func (h *HostNames) Len() int {
 
 // Next returns the next address to try; retryStart is true once every
 // address has been tried since the last connection.
-func (h *HostNames) Next() (server string, retryStart bool) {
+func (h *hostNames) Next() (server string, retryStart bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.curr = (h.curr + 1) % len(h.servers)
@@ -81,7 +81,7 @@ func (h *HostNames) Next() (server string, retryStart bool) {
 }
 
 // Connected notes that the current address gave a connection.
-func (h *HostNames) Connected() {
+func (h *hostNames) Connected() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.last = h.curr
@@ -89,7 +89,7 @@ func (h *HostNames) Connected() {
 
 // Name returns the host addr came from, or addr's own host if it came from
 // none (h is nil without TLS).
-func (h *HostNames) Name(addr string) string {
+func (h *hostNames) Name(addr string) string {
 	if h != nil {
 		h.mu.Lock()
 		name, ok := h.names[addr]

@@ -39,9 +39,9 @@ func readFrame(t *testing.T, r io.Reader) []byte {
 func gatedPair(t *testing.T) (*bufferedConn, *trackedConn, net.Conn) {
 	client, srv := net.Pipe()
 	t.Cleanup(func() { client.Close(); srv.Close() })
-	tc := &trackedConn{Conn: client, t: New(Config{}), closed: make(chan struct{})}
+	tc := &trackedConn{Conn: client, t: newTransport(transportConfig{}), closed: make(chan struct{})}
 	tc.gate.Store(newReplyGate(time.Hour)) // only setWatches opens it here
-	return newBufferedConn(tc, tc), tc, srv
+	return newBufferedConn(tc, tc, new(readClock)), tc, srv
 }
 
 // TestReplyGateHoldsRepliesUntilSetWatches: behind a closed gate, a
@@ -91,8 +91,8 @@ func TestFramesPassWhole(t *testing.T) {
 	client, srv := net.Pipe()
 	defer client.Close()
 	defer srv.Close()
-	tc := &trackedConn{Conn: client, t: New(Config{}), closed: make(chan struct{})}
-	bc := newBufferedConn(tc, tc)
+	tc := &trackedConn{Conn: client, t: newTransport(transportConfig{}), closed: make(chan struct{})}
+	bc := newBufferedConn(tc, tc, new(readClock))
 	var want []byte
 	for i := range 20 {
 		want = append(want, reply(int32(i), string(make([]byte, i*37)))...)

@@ -1,11 +1,12 @@
-// Package transport is the framework client's side of the network, under
-// go-zookeeper: it dials each server (through the user's dialer, then TLS),
-// reads through a buffer, reads each session handshake's answer on the way
-// through, tells the write watch what was written, tracks the connections
-// so that the client can cut them, and ends a session over a connection of
-// its own. go-zookeeper keeps all of this to itself; the framework needs it
-// to know its session, to pipeline, and to close cleanly.
 package zkconn
+
+// The transport is the Conn's side of the network, under go-zookeeper: it
+// dials each server (through the user's dialer, then TLS), reads through a
+// buffer, reads each session handshake's answer on the way through, tells
+// the write watch what was written, tracks the connections so that the
+// Conn can cut them, and ends a session over a connection of its own.
+// go-zookeeper keeps all of this to itself; the Conn needs it to know its
+// session, to pipeline, and to close cleanly.
 
 import (
 	"context"
@@ -23,72 +24,71 @@ import (
 
 // ErrTLSHandshake means a TLS handshake with a server failed (see
 // framework.ErrTLSHandshake, which is this value).
-var ErrTLSHandshake = errors.New("curator: TLS handshake failed")
+var ErrTLSHandshake = errors.New("TLS handshake failed")
 
-// ErrClosed is Dial's and ReplyGuard.Run's error once they are closed.
-var ErrClosed = errors.New("transport: closed")
+// errClosed is dial's and replyGuard.run's error once they are closed.
+var errClosed = errors.New("connection closed")
 
-// Config is what a Transport dials with.
-type Config struct {
+// transportConfig is what a transport dials with.
+type transportConfig struct {
 	// Dialer makes the connection (nil: a net.Dialer); TLS runs over it.
 	Dialer func(network, addr string, timeout time.Duration) (net.Conn, error)
 	// TLS, if set, makes every connection TLS; with no ServerName, a
 	// server is verified as the host Hosts says its address came from.
 	TLS   *tls.Config
-	Hosts *HostNames
+	Hosts *hostNames
 	// Timeout bounds a TLS handshake and a session's close.
 	Timeout time.Duration
 	// OnHandshake is called with every handshake's answer, on go-zookeeper's
 	// receive goroutine; it must not block.
 	OnHandshake func(zkwire.ConnectResponse)
 	// Writes is told every buffer go-zookeeper writes.
-	Writes *WriteWatch
-	Log    *slog.Logger
+	Writes *writeWatch
+	// Reads is told each time go-zookeeper starts to read.
+	Reads *readClock
+	Log   *slog.Logger
 }
 
-// Handshake is where a session was last established, and its password.
-type Handshake struct {
+// handshake is where a session was last established, and its password.
+type handshake struct {
 	Addr   string
 	ID     int64
 	Passwd []byte
 }
 
-// Transport is one client's connections. Dial is go-zookeeper's dialer.
-type Transport struct {
-	cfg     Config
+// transport is one client's connections. dial is go-zookeeper's dialer.
+type transport struct {
+	cfg     transportConfig
 	closing context.Context // ends dials and handshakes under way at Close
 	cancel  context.CancelFunc
-	recv    RecvLoop
+	loop    recvLoop
 
 	mu      sync.Mutex
 	closed  bool
 	conns   map[net.Conn]struct{}
 	latest  *trackedConn // the connection dialed last
-	session Handshake    // the latest handshake that gave a session
+	session handshake    // the latest handshake that gave a session
 	dialErr error        // how the latest attempt to connect failed; nil once a server answered a handshake
 }
 
-// New returns a Transport for cfg.
-func New(cfg Config) *Transport {
+// New returns a transport for cfg.
+func newTransport(cfg transportConfig) *transport {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Transport{cfg: cfg, closing: ctx, cancel: cancel, conns: make(map[net.Conn]struct{})}
+	return &transport{cfg: cfg, closing: ctx, cancel: cancel, conns: make(map[net.Conn]struct{})}
 }
 
-// Recv follows go-zookeeper's receive loop; give it every session state.
-func (t *Transport) Recv() *RecvLoop { return &t.recv }
-
-// Dial connects to a server (see dialServer), remembers the connection so
-// that DropAll can cut it, and reads the handshake's answer on the way
+// dial connects to a server (see dialServer), remembers the connection so
+// that dropAll can cut it, and reads the handshake's answer on the way
 // through. It refuses once Close was called.
-func (t *Transport) Dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+func (t *transport) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	t.mu.Lock()
 	closed := t.closed
 	t.mu.Unlock()
 	if closed {
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	nc, err := t.dialServer(t.closing, network, addr, timeout)
 	t.mu.Lock()
@@ -97,7 +97,7 @@ func (t *Transport) Dial(network, addr string, timeout time.Duration) (net.Conn,
 		if nc != nil {
 			nc.Close()
 		}
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	if err != nil {
 		t.dialErr = err
@@ -113,13 +113,13 @@ func (t *Transport) Dial(network, addr string, timeout time.Duration) (net.Conn,
 		t.mu.Lock()
 		t.dialErr = nil
 		if r.SessionID != 0 {
-			t.session = Handshake{addr, r.SessionID, r.Passwd}
+			t.session = handshake{addr, r.SessionID, r.Passwd}
 		}
 		t.mu.Unlock()
 		if t.cfg.OnHandshake != nil {
 			t.cfg.OnHandshake(r)
 		}
-	}), tc), nil
+	}), tc, t.cfg.Reads), nil
 }
 
 // HoldRepliesUntilSetWatches makes the latest connection hold its replies
@@ -128,7 +128,7 @@ func (t *Transport) Dial(network, addr string, timeout time.Duration) (net.Conn,
 // (go-zookeeper's StateHasSession, before it starts its loops), and only if
 // go-zookeeper has watches to set again: without them it sends no
 // setWatches, and the replies would wait for gateLimit.
-func (t *Transport) HoldRepliesUntilSetWatches() {
+func (t *transport) holdRepliesUntilSetWatches() {
 	t.mu.Lock()
 	tc := t.latest
 	t.mu.Unlock()
@@ -141,7 +141,7 @@ func (t *Transport) HoldRepliesUntilSetWatches() {
 // TLS, through a handshake bounded by ctx and the timeout. The wrappers go
 // on top: they read and write ZooKeeper's frames, which only the TLS layer
 // sees in the clear.
-func (t *Transport) dialServer(ctx context.Context, network, addr string, timeout time.Duration) (net.Conn, error) {
+func (t *transport) dialServer(ctx context.Context, network, addr string, timeout time.Duration) (net.Conn, error) {
 	var nc net.Conn
 	var err error
 	if d := t.cfg.Dialer; d != nil {
@@ -176,7 +176,7 @@ func (t *Transport) dialServer(ctx context.Context, network, addr string, timeou
 // ended, before the session handshake was answered: err is the read's
 // error. A plain client on a TLS port sees this, as the server drops what
 // it cannot read as TLS.
-func (t *Transport) unanswered(addr string, err error) {
+func (t *transport) unanswered(addr string, err error) {
 	hint := ""
 	if t.cfg.TLS == nil {
 		hint = "; if it is a TLS port (secureClientPort), connect with TLS"
@@ -205,31 +205,31 @@ func (c *handshakeConn) Read(p []byte) (int, error) {
 // DialErr returns how the latest attempt to connect failed: the dial, the
 // TLS handshake, or a session handshake the server did not answer. It is
 // nil once a server answered a session handshake.
-func (t *Transport) DialErr() error {
+func (t *transport) dialError() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.dialErr
 }
 
 // Session returns the latest handshake that gave a session.
-func (t *Transport) Session() Handshake {
+func (t *transport) lastSession() handshake {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.session
 }
 
-// Close refuses every later dial and ends those under way; it closes no
-// connection (DropAll does).
-func (t *Transport) Close() {
+// stop refuses every later dial and ends those under way; it closes no
+// connection (dropAll does).
+func (t *transport) stop() {
 	t.mu.Lock()
 	t.closed = true
 	t.mu.Unlock()
 	t.cancel()
 }
 
-// DropAll closes every connection; go-zookeeper then connects again,
+// dropAll closes every connection; go-zookeeper then connects again,
 // unless Close was called.
-func (t *Transport) DropAll() {
+func (t *transport) dropAll() {
 	t.mu.Lock()
 	conns := make([]net.Conn, 0, len(t.conns))
 	for nc := range t.conns {
@@ -243,7 +243,7 @@ func (t *Transport) DropAll() {
 
 // CloseSession closes the session of hs through the server it was made on,
 // over a connection of its own.
-func (t *Transport) CloseSession(ctx context.Context, hs Handshake) error {
+func (t *transport) closeSession(ctx context.Context, hs handshake) error {
 	nc, err := t.dialServer(ctx, "tcp", hs.Addr, t.cfg.Timeout)
 	if err != nil {
 		return err
@@ -256,7 +256,7 @@ func (t *Transport) CloseSession(ctx context.Context, hs Handshake) error {
 // and forgets itself when closed.
 type trackedConn struct {
 	net.Conn
-	t         *Transport
+	t         *transport
 	gate      atomic.Pointer[replyGate] // nil: replies pass
 	closed    chan struct{}             // closed by Close: a gate holds nothing back then
 	closeOnce sync.Once
@@ -268,7 +268,7 @@ type trackedConn struct {
 func (c *trackedConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	if err == nil && c.t.cfg.Writes != nil {
-		c.t.cfg.Writes.Written(b)
+		c.t.cfg.Writes.written(b)
 	}
 	if g := c.gate.Load(); g != nil {
 		if xid, op, ok := zkwire.RequestHeader(b); ok {
@@ -291,6 +291,3 @@ func (c *trackedConn) Close() error {
 	}
 	return c.Conn.Close()
 }
-
-// Hosts returns the host provider Config gave (nil without one).
-func (t *Transport) Hosts() *HostNames { return t.cfg.Hosts }

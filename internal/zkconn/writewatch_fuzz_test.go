@@ -34,8 +34,8 @@ func createdPath(b []byte) (string, bool) {
 	return string(b[at+4 : at+4+int(n)]), true
 }
 
-// FuzzWriteWatch: whatever bytes are written, WriteWatch never panics and
-// calls a waiter exactly when the frame creates its path, at most once.
+// FuzzWriteWatch: whatever bytes are written, the write watch never panics
+// and closes a notice exactly when the frame creates its path.
 func FuzzWriteWatch(f *testing.F) {
 	const path = "/ns/lock/_c_0b7e5e37-33a5-4c67-9a52-d6d8a36c2c0b-lock-"
 	f.Add(frame(7, zkwire.OpCreate, false, path), path)
@@ -48,22 +48,17 @@ func FuzzWriteWatch(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff}, "")
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0x7f, 0xff, 0xff, 0xf0}, "")
 	f.Fuzz(func(t *testing.T, b []byte, path string) {
-		var w WriteWatch
-		calls := 0
-		remove := w.Add(path, func() { calls++ })
-		w.Written(b)
-		w.Written(b)
+		var w writeWatch
+		notice := NewWriteNotice()
+		done := w.add(path, notice)
+		w.written(b)
+		w.written(b)
 		got, ok := createdPath(b)
-		want := 0
-		if ok && got == path {
-			want = 1
+		want := ok && got == path
+		if closed(notice) != want {
+			t.Fatalf("frame %x, waiting for %q: closed %v, want %v", b, path, closed(notice), want)
 		}
-		if calls != want {
-			t.Fatalf("frame %x, waiting for %q: %d calls, want %d", b, path, calls, want)
-		}
-		if remove() != (want == 0) {
-			t.Fatalf("remove after %d calls reported the waiter still waiting: %v", calls, want == 0)
-		}
+		done(false)
 		if w.n.Load() != 0 || len(w.waiting) != 0 {
 			t.Fatalf("%d waiters left", w.n.Load())
 		}

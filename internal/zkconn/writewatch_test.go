@@ -41,17 +41,40 @@ func TestWriteWatchKnowsItsRequest(t *testing.T) {
 		{"negative xid", frame(-8, zkwire.OpCreate, false, path), false},
 		{"truncated", frame(7, zkwire.OpCreate, false, path)[:20], false},
 	} {
-		var w WriteWatch
-		calls := 0
-		stop := w.Add(path, func() { calls++ })
-		w.Written(tc.frame)
-		w.Written(tc.frame) // at most once
-		if want := map[bool]int{true: 1, false: 0}[tc.fires]; calls != want {
-			t.Errorf("%s: called %d times, want %d", tc.name, calls, want)
+		var w writeWatch
+		notice := NewWriteNotice()
+		done := w.add(path, notice)
+		w.written(tc.frame)
+		w.written(tc.frame) // closing twice would panic
+		if closed(notice) != tc.fires {
+			t.Errorf("%s: notice closed %v, want %v", tc.name, closed(notice), tc.fires)
 		}
-		stop()
+		done(false)
+		if closed(notice) != tc.fires {
+			t.Errorf("%s: a failed request's notice closed when it was done", tc.name)
+		}
 		if n := w.n.Load(); n != 0 || len(w.waiting) != 0 {
 			t.Errorf("%s: %d waiters left (%v)", tc.name, n, w.waiting)
 		}
+	}
+}
+
+// A request answered with success was written, whether or not the send
+// loop has told yet.
+func TestWriteNoticeClosedOnSuccess(t *testing.T) {
+	var w writeWatch
+	notice := NewWriteNotice()
+	w.add("/a", notice)(true)
+	if !closed(notice) || w.pending() != 0 {
+		t.Fatalf("closed %v, %d pending", closed(notice), w.pending())
+	}
+}
+
+func closed(n *WriteNotice) bool {
+	select {
+	case <-n.C():
+		return true
+	default:
+		return false
 	}
 }

@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -287,7 +288,7 @@ func TestStartBeforeTheClientConnects(t *testing.T) {
 	case ev := <-r.ch:
 		t.Fatalf("%s before the client started", describe(ev))
 	}
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	got := r.until(t, cache.Initialized)

@@ -18,7 +18,7 @@ func ExampleCache() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -59,7 +59,7 @@ func ExampleWithMaxDepth_node() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -83,7 +83,7 @@ func ExampleWithMaxDepth_children() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -112,7 +112,7 @@ func ExampleWatchData() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -142,7 +142,7 @@ func ExampleWatchChildren() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -173,7 +173,7 @@ func ExampleDecoder() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()

@@ -148,7 +148,7 @@ func startWatcher(client *framework.Client, w framework.Watch, read func(context
 		defer close(wt.stopped)
 		for {
 			select {
-			case <-w.C():
+			case <-w.Done():
 			case <-client.Done():
 				return
 			case <-ctx.Done():

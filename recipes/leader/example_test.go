@@ -16,7 +16,7 @@ func ExampleLatch() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -53,7 +53,7 @@ func ExampleSelector() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -85,7 +85,7 @@ func ExampleLeadership_Fence() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -113,7 +113,7 @@ func ExampleObserve() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()

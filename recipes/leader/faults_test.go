@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -414,22 +415,29 @@ func awaitState(t *testing.T, c *framework.Client, s listener.ConnectionState) {
 	}
 }
 
-// awaitErrorStates waits until c has entered n error states of its policy
-// in all (see framework.Client.ErrorEpoch) and is connected again.
-func awaitErrorStates(t *testing.T, c *framework.Client, n uint64) {
+// errorStates counts the error states of c's policy that its listeners
+// hear from now on.
+func errorStates(t *testing.T, c *framework.Client) *atomic.Int64 {
 	t.Helper()
-	ctx := ctxT(t)
-	for {
-		now, changed := c.StateChanged()
-		if c.ErrorEpoch() >= n && now.IsConnected() {
-			return
+	var n atomic.Int64
+	remove, err := c.AddConnectionStateListener(func(s listener.ConnectionState) {
+		if c.ErrorPolicy().IsErrorState(s) {
+			n.Add(1)
 		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			t.Fatalf("waiting for %d error states, connected: %d so far, %v", n, c.ErrorEpoch(), now)
-		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(remove)
+	return &n
+}
+
+// awaitErrorStates waits until count has reached n and c is connected again.
+func awaitErrorStates(t *testing.T, c *framework.Client, count *atomic.Int64, n int64) {
+	t.Helper()
+	recipestest.Eventually(t, fmt.Sprintf("%d error states, then connected", n), func() (bool, string) {
+		return count.Load() >= n && c.State().IsConnected(), fmt.Sprintf("%d error states, %v", count.Load(), c.State())
+	})
 }
 
 // The leader's session is ended on the server (an administrator's kill, as
@@ -652,11 +660,11 @@ func TestFaultDroppedCreateReply(t *testing.T) {
 			proxy := recipestest.StartProxy(t, server.Addr())
 			observer := recipestest.NewClient(t, server.Addr(), framework.WithNamespace(ns))
 			c0 := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
-			epoch := c0.ErrorEpoch()
+			errs := errorStates(t, c0)
 			proxy.DropAfter(zkharness.OpCreate)
 			e := startFaultElection(t, kind, observer, c0)
 			first := e.log.term(t, "p0", 0)
-			awaitErrorStates(t, c0, epoch+1) // the lost reply's drop
+			awaitErrorStates(t, c0, errs, 1) // the lost reply's drop
 			e.settle(t)
 			if err := first.l.Err(); err != nil || e.log.count() != 1 {
 				t.Fatalf("p0's first term after a lost create reply: %v, %d terms", err, e.log.count())
@@ -665,12 +673,11 @@ func TestFaultDroppedCreateReply(t *testing.T) {
 			e.log.add(e.members[1])
 			e.waitNodes(t, 2)
 
-			epoch = c0.ErrorEpoch()
 			proxy.DropAfter(zkharness.OpCreate)
 			proxy.DropAll() // ends p0's term; its next join's create reply is lost
 			mustEnd(t, first, framework.ErrConnectionLoss)
 			e.log.checkedTerm(t, "p1", 0)
-			awaitErrorStates(t, c0, epoch+2) // DropAll's, then the lost reply's
+			awaitErrorStates(t, c0, errs, 3) // DropAll's, then the lost reply's
 			e.settle(t)
 			e.closeAll(t)
 		})

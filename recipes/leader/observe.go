@@ -63,10 +63,10 @@ func (o *observer) run(ctx context.Context) {
 				pending = &p
 			}
 		}
-		var wake <-chan framework.Event
+		var wake <-chan struct{}
 		var retry <-chan time.Time
 		if err == nil {
-			wake = w.C()
+			wake = w.Done()
 		} else {
 			retry = time.After(pause)
 		}

@@ -16,7 +16,7 @@ func ExampleMutex() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -49,7 +49,7 @@ func ExampleMutex_reentrant() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -95,7 +95,7 @@ func ExampleSemaphore() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -117,7 +117,7 @@ func ExampleReadWriteLock() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -138,7 +138,7 @@ func ExampleReadWriteLock_Downgrade() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -166,7 +166,7 @@ func ExampleMultiLock() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -187,7 +187,7 @@ func ExampleSemaphoreMutex() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -207,7 +207,7 @@ func ExampleHold_Fence() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -249,7 +249,7 @@ func ExampleMutex_digestACL() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()
@@ -269,7 +269,7 @@ func ExampleMutex_digestACL() {
 	if err != nil {
 		panic(err)
 	}
-	if err := anonymous.Start(); err != nil {
+	if err := anonymous.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer anonymous.Close()

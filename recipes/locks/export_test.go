@@ -12,9 +12,9 @@ var WriteDriver = writeDriver{}
 var ReadDriver = readDriver{}
 
 // NewHold makes the hold of the node at path, as an acquire does once the
-// listing after the client's error epoch mark found it holding.
-func NewHold(c *framework.Client, path string, mark uint64) *Hold {
-	return newHold(c, path, nil, nil, mark)
+// listing made during sess found it holding.
+func NewHold(c *framework.Client, path string, sess *framework.Session) *Hold {
+	return newHold(c, path, nil, nil, sess)
 }
 
 // SemaphoreMutexTakers counts the holds a SemaphoreMutex remembers as taken

@@ -73,7 +73,7 @@ func TestNoUndoOfAFencedWriteOnceTheFenceFails(t *testing.T) {
 	proxy.Blackhole(false)
 	select {
 	case <-logs.seen:
-	case <-gone.C():
+	case <-gone.Done():
 		t.Fatal("the library deleted a write its fence let through, after the hold was lost")
 	case <-ctx.Done():
 		t.Fatal("the undo never concluded")

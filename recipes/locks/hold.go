@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/listener"
 )
 
 // RevokeMessage is the data Curator writes into a holder's node to ask it to
@@ -29,8 +28,8 @@ type Hold struct {
 	onRelease func() // tells the lock the hold is gone; may be nil
 	revoke    func() // called when someone asks the holder to release; may be nil
 
-	mark    uint64          // the client's error epoch before the listing that decided the hold
-	closing <-chan struct{} // the client's Done: closed once its Close begins
+	sess    *framework.Session // the client's Session before the listing that decided the hold: the hold ends with it
+	closing <-chan struct{}    // the client's Done: closed once its Close begins
 
 	mu       sync.Mutex
 	count    int           // acquisitions not yet released (re-entries)
@@ -42,14 +41,14 @@ type Hold struct {
 	released bool
 }
 
-// newHold returns the hold of the node at path; mark is the client's error
-// epoch from just before the listing that found the node holding. An error
-// state since then, however short, loses the hold (framework.ErrorEpoch
-// counts them at the transition; no request, no callback). The session is
-// read after that listing: had it changed since, a Lost came after mark,
-// and the hold starts lost.
-func newHold(client *framework.Client, path string, onRelease, revoke func(), mark uint64) *Hold {
-	h := &Hold{client: client, path: path, session: client.SessionID(), onRelease: onRelease, revoke: revoke, count: 1, mark: mark, closing: client.Done()}
+// newHold returns the hold of the node at path; sess is the client's
+// Session from just before the listing that found the node holding. An
+// error state since then, however short, has ended sess, and loses the hold
+// (no request, no callback). The ZooKeeper session is read after that
+// listing: had it changed since, a Lost ended sess, and the hold starts
+// lost.
+func newHold(client *framework.Client, path string, onRelease, revoke func(), sess *framework.Session) *Hold {
+	h := &Hold{client: client, path: path, session: client.SessionID(), onRelease: onRelease, revoke: revoke, count: 1, sess: sess, closing: client.Done()}
 	if revoke != nil {
 		h.Lost() // the monitor also watches for revocation requests
 	}
@@ -106,8 +105,8 @@ func (h *Hold) lossLocked() error {
 			return h.lostErr
 		default:
 		}
-		if state, ok := h.client.ErrorStateSince(h.mark); ok {
-			h.setLostLocked(stateLoss(state, ""))
+		if err := h.sess.Err(); err != nil {
+			h.setLostLocked(sessionLoss(err, ""))
 		}
 	}
 	return h.lostErr
@@ -182,17 +181,17 @@ func (h *Hold) Release(ctx context.Context) error {
 	// The delete runs while the connection is sound: it ends at the first
 	// error state (the hold may then have ended unseen), and is not tried
 	// while the connection is down. The guaranteed delete does the rest.
-	mark := h.mark // not lost: no error state since the hold's own mark, and one from now on counts
+	sess := h.sess // not lost: the hold's own Session lasts, and its end from now on counts
 	if lost != nil {
-		mark = h.client.ErrorEpoch()
+		sess = h.client.Session()
 	}
-	rctx, cancel := h.client.ErrorContext(ctx, mark)
+	rctx, cancel := sess.Context(ctx)
 	if !h.client.State().IsConnected() {
 		cancel()
 	}
 	err := releaseNode(rctx, h.client, h.path, h.session)
 	cancel()
-	switch state, flapped := h.client.ErrorStateSince(mark); {
+	switch ended := sess.Err(); {
 	case err == nil:
 	case errors.Is(err, ErrLockLost):
 		if lost == nil {
@@ -202,8 +201,8 @@ func (h *Hold) Release(ctx context.Context) error {
 	case lost != nil && rctx.Err() != nil && ctx.Err() == nil:
 		err = nil // cut short by us; the guaranteed delete goes on
 	case lost != nil:
-	case flapped:
-		lost = stateLoss(state, " during the release")
+	case ended != nil:
+		lost = sessionLoss(ended, " during the release")
 		if rctx.Err() != nil && ctx.Err() == nil {
 			err = nil
 		}
@@ -269,11 +268,11 @@ func (h *Hold) beginRevoke() bool {
 
 // monitor watches the hold's node until the hold is lost or ctx (cancelled
 // by Release) ends; revocation requests arrive on the same watch. It runs
-// under the client's ErrorContext from the hold's mark, which ends at the
-// first error state, during a GetW too, and then at Close.
+// under the hold's Session, which ends at the first error state, during a
+// GetW too, and then at Close.
 func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 	defer close(stopped)
-	sound, cancel := h.client.ErrorContext(ctx, h.mark)
+	sound, cancel := h.sess.Context(ctx)
 	defer cancel()
 	for {
 		data, stat, w, err := h.client.GetW(sound, h.path)
@@ -311,8 +310,8 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 			h.endRevoke()
 		}
 		select {
-		case raw := <-w.C():
-			if ev := w.Event(raw); ev.Type == framework.EventNotWatching { // the session expired or the client closed
+		case <-w.Done():
+			if ev, _ := w.Event(); ev.Type == framework.EventNotWatching { // the session expired or the client closed
 				h.markLost(fmt.Errorf("%w: %w", ErrLockLost, ev.Err))
 				return
 			}
@@ -329,7 +328,7 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 }
 
 // noteLoss records a loss that lossLocked can see: the client's Close, or
-// an error state since the hold's mark.
+// the end of the hold's Session.
 func (h *Hold) noteLoss() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -359,14 +358,9 @@ func (h *Hold) setLostLocked(err error) {
 	}
 }
 
-// stateLoss is the loss of a hold to a connection state of the error
-// policy: Lost means the session expired (framework.ErrSessionExpired),
-// Suspended a connection loss (framework.ErrConnectionLoss), so that
-// errors.Is tells them apart.
-func stateLoss(state listener.ConnectionState, when string) error {
-	cause := framework.ErrConnectionLoss
-	if state == listener.Lost {
-		cause = framework.ErrSessionExpired
-	}
-	return fmt.Errorf("%w: connection %v%s: %w", ErrLockLost, state, when, cause)
+// sessionLoss is the loss of a hold to the end of its Session; err, the
+// Session's, says how (errors.Is tells framework.ErrSessionExpired from
+// framework.ErrConnectionLoss).
+func sessionLoss(err error, when string) error {
+	return fmt.Errorf("%w%s: %w", ErrLockLost, when, err)
 }

@@ -79,74 +79,74 @@ func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) 
 // A recipe built on a custom driver uses it to keep the loss signal and
 // fencing.
 func (li *LockInternals) AcquireHold(ctx context.Context, try bool) (*Hold, error) {
-	path, mark, err := li.acquire(ctx, try)
+	path, sess, err := li.acquire(ctx, try)
 	if err != nil {
 		return nil, err
 	}
-	return newHold(li.client, path, nil, nil, mark), nil
+	return newHold(li.client, path, nil, nil, sess), nil
 }
 
-// acquire is Acquire for a hold; it also returns the client's error epoch
-// from before the listing that found the lock held.
-func (li *LockInternals) acquire(ctx context.Context, try bool) (string, uint64, error) {
+// acquire is Acquire for a hold; it also returns the client's Session from
+// before the listing that found the lock held.
+func (li *LockInternals) acquire(ctx context.Context, try bool) (string, *framework.Session, error) {
 	for recreates := 0; ; recreates++ {
-		ourPath, first, mark, err := li.createAndList(ctx)
+		ourPath, first, sess, err := li.createAndList(ctx)
 		if err != nil {
-			return "", 0, err
+			return "", nil, err
 		}
-		held, mark, err := li.wait(ctx, ourPath, try, first, mark)
+		held, sess, err := li.wait(ctx, ourPath, try, first, sess)
 		if err == nil && held {
-			return ourPath, mark, nil
+			return ourPath, sess, nil
 		}
 		li.deleteNode(ctx, ourPath)
 		switch {
 		case errors.Is(err, driver.ErrNodeMissing) && recreates < maxRecreates && ctx.Err() == nil:
 			continue
 		case err == nil:
-			return "", 0, ErrBusy
+			return "", nil, ErrBusy
 		}
-		return "", 0, err
+		return "", nil, err
 	}
 }
 
 // createAndList creates our node through the driver with the lock
 // directory's listing pipelined behind it (see pipelined), and returns the
-// client's error epoch from before the listing. The listing is nil if it
+// client's Session from before the listing. The listing is nil if it
 // could not be had; it may lack our node, and wait then lists again.
-func (li *LockInternals) createAndList(ctx context.Context) (string, []string, uint64, error) {
-	var mark uint64
+func (li *LockInternals) createAndList(ctx context.Context) (string, []string, *framework.Session, error) {
+	var sess *framework.Session
 	path, children, _, err := pipelined(ctx, func(ctx context.Context) (string, error) {
 		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
 	}, func(ctx context.Context) ([]string, error) {
-		mark = li.client.ErrorEpoch()
+		sess = li.client.Session()
 		return li.SortedChildren(ctx)
 	})
-	return path, children, mark, err
+	return path, children, sess, err
 }
 
 // wait loops until ourPath holds the lock (or, with try, after one look).
 // first, if it holds our node, is a listing to decide from before listing,
-// made after the error epoch mark. A hold returns the epoch from before the
-// listing that decided it.
-func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, mark uint64) (bool, uint64, error) {
+// made during sess. A hold returns the Session from before the listing that
+// decided it: the hold lasts no longer than it.
+func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, sess *framework.Session) (bool, *framework.Session, error) {
 	_, ourName := framework.SplitPath(ourPath)
 	for {
 		children := first
 		first = nil
 		if !slices.Contains(children, ourName) {
-			mark = li.client.ErrorEpoch()
+			sess = li.client.Session()
 			var err error
 			if children, err = li.SortedChildren(ctx); err != nil {
-				return false, 0, err
+				return false, nil, err
 			}
 		}
 		maxLeases, changed := li.limit.get()
 		res, err := li.driver.GetsTheLock(children, ourName, maxLeases)
 		if err != nil {
-			return false, 0, err
+			return false, nil, err
 		}
 		if res.Held {
-			if _, flapped := li.client.ErrorStateSince(mark); flapped {
+			if sess.Err() != nil {
 				// An error state came while the deciding listing was
 				// under way (a retried listing can even be sent after
 				// it): the hold would start lost. A listing sent after
@@ -154,10 +154,10 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 				// session survived.
 				continue
 			}
-			return true, mark, nil
+			return true, sess, nil
 		}
 		if try {
-			return false, 0, nil
+			return false, nil, nil
 		}
 		// A data watch, as Curator sets: it fires when the node goes, and
 		// sets no watch if the node is already gone.
@@ -166,10 +166,10 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 			continue
 		}
 		if err != nil {
-			return false, 0, err
+			return false, nil, err
 		}
 		if err := li.await(ctx, w, changed); err != nil {
-			return false, 0, err
+			return false, nil, err
 		}
 	}
 }
@@ -184,7 +184,7 @@ func (li *LockInternals) await(ctx context.Context, w framework.Watch, leasesCha
 			return nil // look again: the listing shows whether our node survived
 		}
 		select {
-		case <-w.C():
+		case <-w.Done():
 			return nil
 		case <-leasesChanged:
 			return nil

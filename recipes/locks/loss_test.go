@@ -218,17 +218,17 @@ func TestFlapBeforeTheHoldStartsLosesIt(t *testing.T) {
 		}
 		return p
 	}
-	mark := c.ErrorEpoch()
+	sess := c.Session()
 	_, changed := c.StateChanged()
 	proxy.DropAll() // SUSPENDED, then RECONNECTED: the session and its nodes survive
 	<-changed
-	if _, ok := c.ErrorStateSince(mark); !ok {
-		t.Fatal("the error epoch did not count the connection drop by the time the state changed")
+	if sess.Err() == nil {
+		t.Fatal("the session had not ended at the connection drop by the time the state changed")
 	}
 	if err := c.BlockUntilConnected(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h := locks.NewHold(c, node(), mark)
+	h := locks.NewHold(c, node(), sess)
 	if !isLost(h.Err()) {
 		t.Fatalf("a hold decided before a flap its listener came too late for: Err %v, want ErrLockLost", h.Err())
 	}
@@ -236,7 +236,7 @@ func TestFlapBeforeTheHoldStartsLosesIt(t *testing.T) {
 		t.Fatalf("releasing the lost hold: %v, want ErrLockLost", err)
 	}
 	// A hold decided after the flap is not lost.
-	h2 := locks.NewHold(c, node(), c.ErrorEpoch())
+	h2 := locks.NewHold(c, node(), c.Session())
 	if err := h2.Err(); err != nil {
 		t.Fatalf("a hold decided after the flap: %v", err)
 	}

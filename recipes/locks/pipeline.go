@@ -2,13 +2,12 @@ package locks
 
 import (
 	"context"
-	"sync"
 
 	"github.com/gocurator/curator/framework"
 )
 
 // pipelined runs create and, as soon as its request has been written to the
-// connection (framework.Trace's Written), list: ZooKeeper answers a
+// connection (framework.NotifyWritten), list: ZooKeeper answers a
 // session's requests in order, so the listing shows the created node, and
 // the two take one round trip instead of two. A listing can still miss the
 // node (the create failed, or was sent again on a new connection, or
@@ -16,9 +15,7 @@ import (
 // list again. ok is false if list failed or never
 // ran. pipelined returns only when both are done.
 func pipelined[T any](ctx context.Context, create func(context.Context) (string, error), list func(context.Context) (T, error)) (path string, listing T, ok bool, err error) {
-	sent := make(chan struct{})
-	var once sync.Once // create may make several requests that call Written (a driver's own creates)
-	trace := &framework.Trace{Written: func() { once.Do(func() { close(sent) }) }}
+	cctx, sent := framework.NotifyWritten(ctx)
 	created := make(chan struct{})
 	type result struct {
 		v  T
@@ -34,7 +31,7 @@ func pipelined[T any](ctx context.Context, create func(context.Context) (string,
 			listed <- result{}
 		}
 	}()
-	path, err = create(framework.WithTrace(ctx, trace))
+	path, err = create(cctx)
 	close(created)
 	r := <-listed
 	return path, r.v, r.ok, err

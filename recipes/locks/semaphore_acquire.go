@@ -65,10 +65,10 @@ func retryVanished(ctx context.Context, try attempt) (h *Hold, waited bool, err 
 	}
 }
 
-// newLease returns the hold of the lease node at path; mark is the client's
+// newLease returns the hold of the lease node at path; sess is the client's
 // error epoch from before the listing that found it within the limit.
-func (s *Semaphore) newLease(path string, mark uint64) *Hold {
-	return newHold(s.client, path, nil, nil, mark)
+func (s *Semaphore) newLease(path string, sess *framework.Session) *Hold {
+	return newHold(s.client, path, nil, nil, sess)
 }
 
 // leaseTxn returns, for pipelined, a create of a protected lease node (and
@@ -94,9 +94,9 @@ func (s *Semaphore) tryInTxn(ctx context.Context, try bool) (h *Hold, waited, va
 	if err != nil {
 		return nil, false, false, err
 	}
-	var mark uint64
+	var sess *framework.Session
 	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.DeleteOp(lockPath, -1)), func(ctx context.Context) ([]string, error) {
-		mark = s.client.ErrorEpoch()
+		sess = s.client.Session()
 		return s.leaseChildren(ctx)
 	})
 	if err != nil {
@@ -109,8 +109,8 @@ func (s *Semaphore) tryInTxn(ctx context.Context, try bool) (h *Hold, waited, va
 	// A listing that may have gone ahead of the create, that misses our
 	// lease, or during which an error state came (see LockInternals.wait)
 	// decides nothing: list again.
-	for !ok || !slices.Contains(first, name) || s.errorSince(mark) {
-		mark = s.client.ErrorEpoch()
+	for !ok || !slices.Contains(first, name) || sess.Err() != nil {
+		sess = s.client.Session()
 		if first, err = s.leaseChildren(ctx); err != nil {
 			deleteNode(ctx, s.client, path)
 			return nil, false, false, err
@@ -121,19 +121,12 @@ func (s *Semaphore) tryInTxn(ctx context.Context, try bool) (h *Hold, waited, va
 		ok = true
 	}
 	if max, _ := s.limit.get(); len(first) <= max {
-		return s.newLease(path, mark), false, false, nil
+		return s.newLease(path, sess), false, false, nil
 	}
 	// No room, and we no longer hold the lock: a lease must not wait
 	// without it, or two waiters could each keep the other out.
 	deleteNode(ctx, s.client, path)
 	return nil, true, false, ctx.Err()
-}
-
-// errorSince reports whether the connection entered an error state after
-// the error epoch mark.
-func (s *Semaphore) errorSince(mark uint64) bool {
-	_, ok := s.client.ErrorStateSince(mark)
-	return ok
 }
 
 // fenceGone reports a transaction that failed because the node its second
@@ -190,9 +183,9 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context, try bool) (h *Hold, wait
 		s.lock.Release(ctx, lockPath)
 	}()
 	// The check makes the lease only while our lock node exists.
-	var mark uint64
+	var sess *framework.Session
 	path, first, ok, err := pipelined(ctx, s.leaseTxn(framework.CheckOp(lockPath, -1)), func(ctx context.Context) (leaseListing, error) {
-		mark = s.client.ErrorEpoch()
+		sess = s.client.Session()
 		return s.listLeases(ctx)
 	})
 	if err != nil {
@@ -202,7 +195,7 @@ func (s *Semaphore) tryHoldingLock(ctx context.Context, try bool) (h *Hold, wait
 	if ok {
 		pre = &first
 	}
-	h, waited, err = s.waitForRoom(ctx, path, pre, mark, try)
+	h, waited, err = s.waitForRoom(ctx, path, pre, sess, try)
 	if h != nil {
 		return h, waited, false, nil
 	}
@@ -230,18 +223,18 @@ func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 
 // waitForRoom waits until the lease at path is among at most maxLeases, and
 // returns its hold; first, if given and showing our lease, is the first
-// listing, made after the error epoch mark. No hold and no error means the
-// node vanished; with try, a lease that does not fit at once is ErrBusy.
-// waited reports whether it had to wait. The hold keeps the mark from
-// before the listing that showed it. A lost session wakes it too
+// listing, made during sess. No hold and no error means the node vanished;
+// with try, a lease that does not fit at once is ErrBusy. waited reports
+// whether it had to wait. The hold keeps the Session from before the
+// listing that showed it. A lost session wakes it too
 // (go-zookeeper does not wake watches on a disconnect): the next listing
 // shows whether our lease survived.
-func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, mark uint64, try bool) (h *Hold, waited bool, err error) {
+func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, sess *framework.Session, try bool) (h *Hold, waited bool, err error) {
 	_, name := framework.SplitPath(path)
 	// The shared count is read again only once its watch has fired:
 	// go-zookeeper keeps every watch set on a path until the node changes.
 	var count int
-	var countChanged <-chan framework.Event
+	var countChanged <-chan struct{}
 	countStale := s.countPath != ""
 	for ; ; waited = true {
 		max, changed := s.limit.get()
@@ -250,7 +243,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 			if err != nil {
 				return nil, waited, err
 			}
-			count, countChanged, countStale = n, w.C(), false
+			count, countChanged, countStale = n, w.Done(), false
 		}
 		if s.countPath != "" {
 			max = count
@@ -259,7 +252,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		if first != nil && slices.Contains(first.children, name) {
 			l = *first
 		} else {
-			mark = s.client.ErrorEpoch()
+			sess = s.client.Session()
 			var err error
 			if l, err = s.listLeases(ctx); err != nil {
 				return nil, waited, err
@@ -270,10 +263,10 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 		}
 		first = nil
 		if len(l.children) <= max {
-			if s.errorSince(mark) {
+			if sess.Err() != nil {
 				continue // see LockInternals.wait: list again after the error state
 			}
-			return s.newLease(path, mark), waited, nil
+			return s.newLease(path, sess), waited, nil
 		}
 		if try {
 			return nil, true, ErrBusy
@@ -288,11 +281,11 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 // awaitRoom waits for the leases to change, the limit or the shared count
 // to change, the session to become lost, or ctx. countFired reports that
 // the count's watch fired (a lost session ends it too).
-func (s *Semaphore) awaitRoom(ctx context.Context, w framework.Watch, limitChanged <-chan struct{}, countChanged <-chan framework.Event) (countFired bool, err error) {
+func (s *Semaphore) awaitRoom(ctx context.Context, w framework.Watch, limitChanged <-chan struct{}, countChanged <-chan struct{}) (countFired bool, err error) {
 	_, stateChanged := s.client.StateChanged()
 	for {
 		select {
-		case <-w.C():
+		case <-w.Done():
 			return false, nil
 		case <-limitChanged:
 			return false, nil

@@ -16,7 +16,7 @@ func ExampleCount() {
 	if err != nil {
 		panic(err)
 	}
-	if err := client.Start(); err != nil {
+	if err := client.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer client.Close()

@@ -201,7 +201,7 @@ func (v *Value) watch(ctx context.Context, w framework.Watch) {
 	for {
 		_, changed := v.client.StateChanged()
 		select {
-		case <-w.C():
+		case <-w.Done():
 		case <-changed:
 			if v.client.State() != listener.Reconnected {
 				continue

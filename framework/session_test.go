@@ -13,8 +13,8 @@ import (
 
 // Listeners run with no framework lock held: one that calls back into the
 // client does not deadlock it, and one that blocks holds up neither the
-// client's operations nor its error epoch, nor reorders what the listeners
-// after it see once it returns.
+// client's operations nor the end of its Sessions, nor reorders what the
+// listeners after it see once it returns.
 func TestListenersThatCallBackOrBlock(t *testing.T) {
 	proxy := recipestest.StartProxy(t, server.Addr())
 	c, err := framework.New(proxy.Addr(), append(recipestest.ClientOptions(), framework.WithNamespace(recipestest.Namespace(t)))...)
@@ -28,12 +28,12 @@ func TestListenersThatCallBackOrBlock(t *testing.T) {
 	// for a node once it is back.
 	type seen struct {
 		state, asked listener.ConnectionState
-		epoch        uint64
+		session      int64
 		err          error
 	}
 	calls := make(chan seen, 16)
 	if _, err := c.AddConnectionStateListener(func(s listener.ConnectionState) {
-		got := seen{state: s, asked: c.State(), epoch: c.ErrorEpoch()}
+		got := seen{state: s, asked: c.State(), session: c.Session().ID()}
 		if s.IsConnected() {
 			_, _, got.err = c.Exists(ctx, "/")
 		}
@@ -57,7 +57,7 @@ func TestListenersThatCallBackOrBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := watchStates(t, c) // the third only records
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	after.waitLast(t, C)
@@ -65,8 +65,9 @@ func TestListenersThatCallBackOrBlock(t *testing.T) {
 		t.Fatalf("listener calling back at Connected: %+v", got)
 	}
 
-	epoch := c.ErrorEpoch()
-	for range 2 { // two flaps; the second comes while the second listener still blocks
+	first := c.Session()
+	var second *framework.Session
+	for i := range 2 { // two flaps; the second comes while the second listener still blocks
 		_, changed := c.StateChanged()
 		proxy.DropAll()
 		<-changed
@@ -77,9 +78,18 @@ func TestListenersThatCallBackOrBlock(t *testing.T) {
 			t.Fatalf("an operation while a listener blocks: %v", err)
 		}
 		<-blocked
+		if i == 0 {
+			second = c.Session()
+		}
 	}
-	if state, ok := c.ErrorStateSince(epoch); !ok || state != S || c.ErrorEpoch() != epoch+2 {
-		t.Fatalf("error epoch while a listener blocks: %d -> %d (latest %v), want two Suspended", epoch, c.ErrorEpoch(), state)
+	for i, s := range []*framework.Session{first, second} {
+		var se *framework.SessionError
+		if err := s.Err(); !errors.As(err, &se) || se.State != S || !errors.Is(err, framework.ErrConnectionLoss) {
+			t.Fatalf("session %d while a listener blocks: ended with %v, want a Suspended", i, err)
+		}
+	}
+	if c.Session().Err() != nil || c.Session() == second {
+		t.Fatalf("the current session %p (%v) after two flaps: want a third, running", c.Session(), c.Session().Err())
 	}
 	if got := after.snapshot(); len(got) != 1 {
 		t.Fatalf("the listener after the blocked one saw %v while it blocked, want only CONNECTED", got)
@@ -94,37 +104,44 @@ func TestListenersThatCallBackOrBlock(t *testing.T) {
 	}
 }
 
-// An ErrorContext ends at the next error state, with a cause that says
-// which, and at once for an epoch an error state has already passed.
-func TestErrorContext(t *testing.T) {
+// A Session ends at the next error state, with an error that says which;
+// its Context ends with it (at once for a Session already ended); a
+// Session is ended by Close too. Its ID is the ZooKeeper session's.
+func TestSessionEndsAtErrorStates(t *testing.T) {
 	proxy := recipestest.StartProxy(t, server.Addr())
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(recipestest.Namespace(t)))
 	ctx := ctxT(t)
-	epoch := c.ErrorEpoch()
-	sound, cancel := c.ErrorContext(ctx, epoch)
+	s := c.Session()
+	if s.ID() != c.SessionID() || s.ID() == 0 {
+		t.Fatalf("session id %#x, client's %#x", s.ID(), c.SessionID())
+	}
+	sound, cancel := s.Context(ctx)
 	defer cancel()
-	if sound.Err() != nil {
-		t.Fatal("error context ended before any error state")
+	if sound.Err() != nil || s.Err() != nil {
+		t.Fatal("session ended before any error state")
 	}
 	proxy.DropAll()
+	<-s.Done()
 	<-sound.Done()
-	if cause := context.Cause(sound); !errors.Is(cause, framework.ErrConnectionLoss) {
-		t.Fatalf("cause %v, want ErrConnectionLoss (Suspended)", cause)
+	if cause := context.Cause(sound); !errors.Is(cause, framework.ErrConnectionLoss) || cause != s.Err() {
+		t.Fatalf("cause %v, session's error %v, want the Suspended's ErrConnectionLoss", cause, s.Err())
 	}
-	late, cancelLate := c.ErrorContext(ctx, epoch)
+	late, cancelLate := s.Context(ctx)
 	defer cancelLate()
 	if late.Err() == nil {
-		t.Fatal("error context for a passed epoch is not done at once")
+		t.Fatal("the context of an ended session is not done at once")
 	}
 	if err := c.BlockUntilConnected(ctx); err != nil {
 		t.Fatal(err)
 	}
-	closing, cancelClosing := c.ErrorContext(ctx, c.ErrorEpoch())
-	defer cancelClosing()
+	next := c.Session()
+	if next == s || next.Err() != nil || next.ID() != s.ID() {
+		t.Fatalf("after the flap: session %p (%v, id %#x), want a new one on the same ZooKeeper session %#x", next, next.Err(), next.ID(), s.ID())
+	}
 	c.Close()
-	<-closing.Done()
-	if cause := context.Cause(closing); !errors.Is(cause, framework.ErrClosed) {
-		t.Fatalf("cause at Close %v, want ErrClosed", cause)
+	<-next.Done()
+	if err := next.Err(); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("session's error at Close %v, want ErrClosed", err)
 	}
 }
 

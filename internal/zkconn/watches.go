@@ -1,0 +1,224 @@
+package zkconn
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Watch is a one-shot watch that a read set. Done is closed once it fired;
+// Event then says what it saw.
+//
+// go-zookeeper hands each watching call a channel of its own event type,
+// which nothing outside this package may see, and converting that channel
+// would cost a goroutine per watch. So the Conn keeps its own table of
+// watches (watchTable), fed by go-zookeeper's event callback, and uses
+// go-zookeeper's channel only to settle the one case the callback cannot
+// tell (see watchTable.confirm).
+type Watch struct {
+	t     *watchTable
+	path  string // as sent
+	kind  watchKind
+	state watchState // guarded by t.mu, as are the fields below
+	early uint64     // the read clock at a notification for path while the request was out; 0: none
+	typ   EventType
+	err   error
+	done  chan struct{} // made by Done or when the watch fires, whichever comes first
+}
+
+type watchKind uint8
+
+// go-zookeeper's kinds of watch: a notification fires the kinds its type
+// names (conn.go's notifyWatches).
+const (
+	kindData watchKind = iota + 1
+	kindExist
+	kindChild
+)
+
+type watchState uint8
+
+const (
+	watchPending watchState = iota // its request is out
+	watchSet                       // go-zookeeper holds it
+	watchFired
+)
+
+// Done returns a channel that is closed once the watch has fired.
+func (w *Watch) Done() <-chan struct{} {
+	w.t.mu.Lock()
+	defer w.t.mu.Unlock()
+	if w.done == nil {
+		w.done = make(chan struct{})
+		if w.state == watchFired {
+			close(w.done)
+		}
+	}
+	return w.done
+}
+
+// Event returns what the watch saw, once Done is closed; ok is false before.
+func (w *Watch) Event() (ev Event, ok bool) {
+	w.t.mu.Lock()
+	defer w.t.mu.Unlock()
+	return Event{Type: w.typ, Path: w.path, Err: w.err}, w.state == watchFired
+}
+
+// watchTable holds the watches that go-zookeeper holds, as its own table
+// does (conn.go's watchers: one per successful watching call, by path and
+// kind; a notification fires and forgets the kinds its type names; an
+// expiry or close fires all with NotWatching), and the ones whose request
+// is out.
+type watchTable struct {
+	clock   *readClock
+	closing <-chan struct{} // closed when the Conn closes: no wait on the clock outlives it
+
+	mu    sync.Mutex
+	paths map[string][]*Watch
+	set   int // watches in watchSet
+}
+
+// settleLimit bounds confirm's wait for go-zookeeper to finish with a
+// notification. The receive loop asks for its next frame microseconds
+// after it; an expiry's NotWatching comes from the connect loop instead,
+// which may not read again for a while.
+const settleLimit = time.Second
+
+// pending adds a watch for path before its request goes out: every
+// notification for path that arrives from here on is seen, by the watch
+// itself once it is set, or as a mark for confirm to settle.
+func (t *watchTable) pending(path string) *Watch {
+	w := &Watch{t: t, path: path}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.paths == nil {
+		t.paths = make(map[string][]*Watch)
+	}
+	t.paths[path] = append(t.paths[path], w)
+	return w
+}
+
+// drop removes a watch whose request failed: go-zookeeper set none.
+func (t *watchTable) drop(w *Watch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.remove(w)
+}
+
+// confirm marks w set, of kind, once its request succeeded; zch is the
+// channel go-zookeeper made for the same watch.
+//
+// A notification for w's path may have been read while the request was
+// out. Sent before the reply, it was for a watch set earlier and does not
+// fire w; sent after it, it does, and go-zookeeper, which registers zch as
+// it reads the reply, has sent it to zch, or is about to: its callback
+// (our notify) runs just before it feeds its own channels. So zch settles
+// it, once go-zookeeper is done with that notification, which the read
+// clock tells: the receive loop reads its next frame only after it.
+func (t *watchTable) confirm(w *Watch, kind watchKind, zch <-chan zk.Event) {
+	t.mu.Lock()
+	w.kind, w.state = kind, watchSet
+	t.set++
+	early := w.early
+	if t.fireFrom(w, zch) || early == 0 {
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Unlock()
+	limit := time.NewTimer(settleLimit)
+	defer limit.Stop()
+	t.clock.waitPast(early, limit.C, t.closing)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w.state == watchSet {
+		t.fireFrom(w, zch)
+	}
+}
+
+// fireFrom fires w with the event go-zookeeper sent to zch, if it has;
+// t.mu is held.
+func (t *watchTable) fireFrom(w *Watch, zch <-chan zk.Event) bool {
+	select {
+	case ev, ok := <-zch:
+		if ok {
+			t.fire(w, eventOf(ev))
+			return true
+		}
+	default:
+	}
+	return false
+}
+
+// notify handles a notification, on go-zookeeper's goroutines; it never
+// blocks.
+func (t *watchTable) notify(ev Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	list := t.paths[ev.Path]
+	for i := 0; i < len(list); {
+		w := list[i]
+		switch {
+		case w.state == watchPending:
+			if w.early == 0 {
+				w.early = t.clock.now()
+			}
+		case fires(ev.Type, w.kind):
+			t.fire(w, ev) // removes w from list
+			list = t.paths[ev.Path]
+			continue
+		}
+		i++
+	}
+}
+
+// fires reports whether a notification of type typ fires a watch of kind.
+func fires(typ EventType, kind watchKind) bool {
+	switch typ {
+	case NotWatching, NodeDeleted:
+		return true
+	case NodeCreated:
+		return kind == kindExist
+	case NodeDataChanged:
+		return kind == kindExist || kind == kindData
+	case NodeChildrenChanged:
+		return kind == kindChild
+	}
+	return false
+}
+
+// fire records ev on w, wakes its waiters and forgets it; t.mu is held.
+func (t *watchTable) fire(w *Watch, ev Event) {
+	w.typ, w.err = ev.Type, ev.Err
+	if w.done != nil {
+		close(w.done)
+	}
+	t.remove(w)
+	w.state = watchFired
+}
+
+// remove takes w out of the table; t.mu is held.
+func (t *watchTable) remove(w *Watch) {
+	list := t.paths[w.path]
+	i := slices.Index(list, w)
+	if i < 0 {
+		return
+	}
+	if w.state == watchSet {
+		t.set--
+	}
+	if len(list) == 1 {
+		delete(t.paths, w.path)
+	} else {
+		t.paths[w.path] = slices.Delete(list, i, i+1)
+	}
+}
+
+// any reports whether go-zookeeper may hold a watch, and so set watches
+// again when it reconnects.
+func (t *watchTable) any() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.set > 0
+}
