@@ -206,12 +206,8 @@ func (f *fakeConn) create(r zkconn.CreateRequest) (string, error) {
 
 // remove applies a delete; f.mu is held.
 func (f *fakeConn) remove(path string, version int32) error {
-	n, ok := f.nodes[path]
-	switch {
-	case !ok:
-		return zkerr.NoNode
-	case version >= 0 && n.version != version:
-		return zkerr.BadVersion
+	if _, err := f.check(path, version); err != nil {
+		return err
 	}
 	for p := range f.nodes {
 		if strings.HasPrefix(p, path+"/") {
@@ -275,17 +271,30 @@ func (f *fakeConn) Children(ctx context.Context, path string, watch bool) ([]str
 }
 
 func (f *fakeConn) Set(ctx context.Context, path string, data []byte, version int32) (*zkconn.Stat, error) {
-	return do(f, ctx, "set", path, func() (*zkconn.Stat, error) {
-		n, ok := f.nodes[path]
-		switch {
-		case !ok:
-			return nil, zkerr.NoNode
-		case version >= 0 && n.version != version:
-			return nil, zkerr.BadVersion
-		}
-		n.data, n.version = data, n.version+1
-		return f.stat(n), nil
-	}, nil)
+	return do(f, ctx, "set", path, func() (*zkconn.Stat, error) { return f.set(path, data, version) }, nil)
+}
+
+// check returns the node at path if it is at version (-1: any); f.mu is
+// held.
+func (f *fakeConn) check(path string, version int32) (*fakeNode, error) {
+	n, ok := f.nodes[path]
+	switch {
+	case !ok:
+		return nil, zkerr.NoNode
+	case version >= 0 && n.version != version:
+		return nil, zkerr.BadVersion
+	}
+	return n, nil
+}
+
+// set applies a setData; f.mu is held.
+func (f *fakeConn) set(path string, data []byte, version int32) (*zkconn.Stat, error) {
+	n, err := f.check(path, version)
+	if err != nil {
+		return nil, err
+	}
+	n.data, n.version = data, n.version+1
+	return f.stat(n), nil
 }
 
 func (f *fakeConn) GetACL(ctx context.Context, path string) ([]zkconn.ACL, *zkconn.Stat, error) {
@@ -323,23 +332,9 @@ func (f *fakeConn) Multi(ctx context.Context, r zkconn.MultiRequest, sent func()
 			case zkconn.OpDelete:
 				err = f.remove(op.Path, op.Version)
 			case zkconn.OpSetData:
-				n, ok := f.nodes[op.Path]
-				switch {
-				case !ok:
-					err = zkerr.NoNode
-				case op.Version >= 0 && n.version != op.Version:
-					err = zkerr.BadVersion
-				default:
-					n.data, n.version = op.Data, n.version+1
-				}
+				_, err = f.set(op.Path, op.Data, op.Version)
 			case zkconn.OpCheck:
-				n, ok := f.nodes[op.Path]
-				switch {
-				case !ok:
-					err = zkerr.NoNode
-				case op.Version >= 0 && n.version != op.Version:
-					err = zkerr.BadVersion
-				}
+				_, err = f.check(op.Path, op.Version)
 			}
 			if err != nil {
 				f.nodes, f.seq = saved, seq

@@ -116,11 +116,8 @@ func (l *stateLog) snapshot() []listener.ConnectionState {
 	return append([]listener.ConnectionState(nil), l.states...)
 }
 
-func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// ctxT bounds a test's calls (see recipestest.Context).
+func ctxT(t testing.TB) context.Context { return recipestest.Context(t) }
 
 // waitNoChildren polls until path has no children: the client's background
 // janitor works on its own schedule, with no event of ours to wait on.

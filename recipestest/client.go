@@ -34,6 +34,27 @@ func NewClient(tb testing.TB, connect string, opts ...framework.Option) *framewo
 	return c
 }
 
+// Clients starts n clients on connect with NewClient, each with its own
+// session, all in one fresh namespace (Namespace) with opts.
+func Clients(tb testing.TB, connect string, n int, opts ...framework.Option) []*framework.Client {
+	tb.Helper()
+	opts = append([]framework.Option{framework.WithNamespace(Namespace(tb))}, opts...)
+	cs := make([]*framework.Client, n)
+	for i := range cs {
+		cs[i] = NewClient(tb, connect, opts...)
+	}
+	return cs
+}
+
+// Context returns a context for a test's calls, cancelled when the test
+// ends, with a deadline a minute away: a bug then fails the test instead of
+// hanging it. It is not a speed assertion.
+func Context(tb testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	tb.Cleanup(cancel)
+	return ctx
+}
+
 // ClientOptions are NewClient's test-friendly defaults, for tests that build
 // their clients themselves.
 func ClientOptions() []framework.Option {

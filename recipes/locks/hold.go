@@ -2,6 +2,7 @@ package locks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -191,24 +192,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	}
 	err := releaseNode(rctx, h.client, h.path, h.session)
 	cancel()
-	switch ended := sess.Err(); {
-	case err == nil:
-	case errors.Is(err, ErrLockLost):
-		if lost == nil {
-			lost = err
-		}
-		err = nil
-	case lost != nil && rctx.Err() != nil && ctx.Err() == nil:
-		err = nil // cut short by us; the guaranteed delete goes on
-	case lost != nil:
-	case ended != nil:
-		lost = sessionLoss(ended, " during the release")
-		if rctx.Err() != nil && ctx.Err() == nil {
-			err = nil
-		}
-	case rctx.Err() != nil && ctx.Err() == nil:
-		err = fmt.Errorf("%w: the connection is down: the client deletes %s once it is back", framework.ErrConnectionLoss, h.path)
-	}
+	lost, err = releaseOutcome(lost, err, sess.Err(), rctx.Err() != nil && ctx.Err() == nil, h.path)
 	if lost == nil {
 		return err
 	}
@@ -217,10 +201,33 @@ func (h *Hold) Release(ctx context.Context) error {
 		h.setLostLocked(lost)
 	}
 	h.mu.Unlock()
-	if err == nil || errors.Is(err, ErrLockLost) {
+	if err == nil {
 		return lost
 	}
 	return errors.Join(lost, err)
+}
+
+// releaseOutcome says how a release ended: from lost (the hold's loss known
+// before it, or nil), err (what the delete returned), ended (why the
+// release's Session ended, or nil) and cut (the delete was cut short by the
+// connection, not by the caller's context), it returns the loss to report
+// and the delete's error still worth reporting. A delete cut short is no
+// failure of the caller's: the guaranteed delete goes on in the background.
+func releaseOutcome(lost, err, ended error, cut bool, path string) (error, error) {
+	switch {
+	case errors.Is(err, ErrLockLost): // the node was gone
+		return cmp.Or(lost, err), nil
+	case err == nil:
+		return lost, nil
+	case lost == nil && ended != nil:
+		lost = sessionLoss(ended, " during the release")
+	case lost == nil && cut:
+		return nil, fmt.Errorf("%w: the connection is down: the client deletes %s once it is back", framework.ErrConnectionLoss, path)
+	}
+	if cut {
+		err = nil
+	}
+	return lost, err
 }
 
 // isReleased reports whether the last Release has begun.
