@@ -344,7 +344,10 @@ func TestBadInput(t *testing.T) {
 			_, err := atomic.NewInt64(c, "/x", few, atomic.WithPromotion(atomic.Promotion{LockPath: "lock"}))
 			return err
 		}},
-		{"no lock path", func() error { _, err := atomic.NewInt64(c, "/x", few, atomic.WithPromotion(atomic.Promotion{})); return err }},
+		{"no lock path", func() error {
+			_, err := atomic.NewInt64(c, "/x", few, atomic.WithPromotion(atomic.Promotion{}))
+			return err
+		}},
 	}
 	for _, b := range bad {
 		if err := b.err(); !errors.Is(err, framework.ErrInvalidArg) {
