@@ -5,10 +5,10 @@
 //
 // It prints "READY" and then obeys one command per line on stdin:
 //
-//   RUN <clients> <path> <lockPath|-> <increments>
+//   RUN <clients> <path> <lockPath|-> <increments> <retries>
 //        opens <clients> Curator clients on <connect>, each with a
 //        DistributedAtomicLong at <path> (optimistic tries under
-//        RetryNTimes(3, 5 ms); promoted to an InterProcessMutex at <lockPath>
+//        RetryNTimes(<retries>, 5 ms); promoted to an InterProcessMutex at <lockPath>
 //        under RetryNTimes(3, 5 ms) unless it is "-"), answers "SET", waits
 //        for a line "GO", then has each client call increment() <increments>
 //        times on a thread of its own. It answers
@@ -53,7 +53,7 @@ public class AtomicPeer {
             String[] f = line.trim().split(" ");
             try {
                 switch (f[0]) {
-                    case "RUN": run(in, Integer.parseInt(f[1]), f[2], f[3], Integer.parseInt(f[4])); break;
+                    case "RUN": run(in, Integer.parseInt(f[1]), f[2], f[3], Integer.parseInt(f[4]), Integer.parseInt(f[5])); break;
                     case "ONCE": once(f[1], f[2]); break;
                     case "LOCK":
                         lockClient = client(connect);
@@ -83,7 +83,7 @@ public class AtomicPeer {
         return c;
     }
 
-    static void run(BufferedReader in, int n, String path, String lockPath, int increments) throws Exception {
+    static void run(BufferedReader in, int n, String path, String lockPath, int increments, int retries) throws Exception {
         List<CuratorFramework> clients = new ArrayList<>();
         List<DistributedAtomicLong> longs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -91,7 +91,7 @@ public class AtomicPeer {
             clients.add(c);
             PromotedToLock promo = lockPath.equals("-") ? null
                 : PromotedToLock.builder().lockPath(lockPath).retryPolicy(new RetryNTimes(3, 5)).build();
-            longs.add(new DistributedAtomicLong(c, path, new RetryNTimes(3, 5), promo));
+            longs.add(new DistributedAtomicLong(c, path, new RetryNTimes(retries, 5), promo));
         }
         out("SET");
         String go = in.readLine();
