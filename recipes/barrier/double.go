@@ -79,7 +79,8 @@ func (b *DoubleBarrier) enter(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := b.client.Create(ctx, b.ourPath(), nil, framework.WithMode(framework.Ephemeral), framework.WithContainerParents()); err != nil {
+	_, err = b.client.Create(ctx, b.ourPath(), nil, framework.WithMode(framework.Ephemeral), framework.WithContainerParents())
+	if err != nil && !errors.Is(err, framework.ErrNodeExists) { // exists: a retry after a lost reply found the node made; its name is ours alone
 		return err
 	}
 	if ok {

@@ -356,3 +356,29 @@ func TestDoubleBarrierEnterTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The member node's create is applied and its reply lost: the client's
+// retry finds the node there, and Enter goes on with it.
+func TestDoubleBarrierLostCreateReply(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	ctx := ctxT(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
+	if _, err := c.Create(ctx, "/dbl", nil); err != nil { // so that the member's node is the next create
+		t.Fatal(err)
+	}
+	b, _ := barrier.NewDoubleBarrier(c, "/dbl", 1)
+	proxy.DropAfter(zkharness.OpCreate)
+	if err := b.Enter(ctx); err != nil {
+		t.Fatalf("Enter across a lost create reply: %v", err)
+	}
+	if names, ready := view(t, c, "/dbl"); len(names) != 1 || !ready {
+		t.Fatalf("after Enter: members %v, ready %v", names, ready)
+	}
+	if err := b.Leave(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if names, ready := view(t, c, "/dbl"); len(names) != 0 || ready {
+		t.Fatalf("after Leave: members %v, ready %v", names, ready)
+	}
+}
