@@ -330,7 +330,7 @@ func TestCheckIncrementsClean(t *testing.T) {
 	s.inc(2, 22, outOK, 3)
 	s.inc(1, 11, outFailed, 0)
 	s.ev(event{Ev: evStart, Worker: 1, Inc: 2, Session: 33}) // a session the incarnation recorded
-	s.set(33, 4) // then killed before it could say
+	s.set(33, 4)                                             // then killed before it could say
 	s.killed = map[[2]int]time.Time{{1, 2}: time.Unix(60, 0)}
 	r := s.check(t)
 	wantOnly(t, r)
