@@ -329,8 +329,10 @@ func TestCheckIncrementsClean(t *testing.T) {
 	s.set(22, 3)
 	s.inc(2, 22, outOK, 3)
 	s.inc(1, 11, outFailed, 0)
-	s.ev(event{Ev: evStart, Worker: 1, Inc: 2, Session: 33}) // a session the incarnation recorded
-	s.set(33, 4)                                             // then killed before it could say
+	// A session the second incarnation recorded, which writes and is
+	// killed before it can say.
+	s.ev(event{Ev: evStart, Worker: 1, Inc: 2, Session: 33})
+	s.set(33, 4)
 	s.killed = map[[2]int]time.Time{{1, 2}: time.Unix(60, 0)}
 	r := s.check(t)
 	wantOnly(t, r)
