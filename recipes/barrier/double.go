@@ -227,8 +227,14 @@ func (b *DoubleBarrier) deleteReady(ctx context.Context) {
 // ourPath is our member node's path.
 func (b *DoubleBarrier) ourPath() string { return framework.JoinPath(b.path, b.name) }
 
-// take waits for the member's turn, or for ctx.
+// take waits for the member's turn, or for ctx. A free turn is taken even
+// if ctx is done, so that a Leave with a done context withdraws the member.
 func (b *DoubleBarrier) take(ctx context.Context) error {
+	select {
+	case b.turn <- struct{}{}:
+		return nil
+	default:
+	}
 	select {
 	case b.turn <- struct{}{}:
 		return nil

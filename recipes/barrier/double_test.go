@@ -382,3 +382,33 @@ func TestDoubleBarrierLostCreateReply(t *testing.T) {
 		t.Fatalf("after Leave: members %v, ready %v", names, ready)
 	}
 }
+
+// A Leave whose context is already done withdraws the member at once: its
+// node goes, and the other member's Leave does not wait for it.
+func TestDoubleBarrierLeaveWithADoneContext(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	ctx := ctxT(t)
+	ms := members(t, ns, "/dbl", 2, 2)
+	out := make(chan entered, 2)
+	for range 10 {
+		for _, m := range ms {
+			enter(ctx, t, m, "/dbl", out)
+		}
+		for range 2 {
+			if e := <-out; e.err != nil {
+				t.Fatal(e.err)
+			}
+		}
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := ms[0].b.Leave(done); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Leave with a done context: %v", err)
+		}
+		if names, _ := view(t, ms[1].c, "/dbl"); len(names) != 1 {
+			t.Fatalf("after a Leave with a done context: members %v, want the other's alone", names)
+		}
+		if err := ms[1].b.Leave(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
