@@ -31,7 +31,8 @@ const counterClients = 8
 // until it succeeds, and returns how many of its tries were refused.
 type incrementer func(ctx context.Context) (conflicts int64, err error)
 
-// counterRow is one implementation of the counter's client.
+// counterRow is one implementation of the counter's client (and of the
+// atomic workload's, which runs the same way).
 type counterRow struct {
 	name    string
 	connect func(addr string) (session, error)
@@ -39,7 +40,7 @@ type counterRow struct {
 	// holding 0, if it is missing) and what stops it.
 	open func(ctx context.Context, s session, path string) (incrementer, func(), error)
 	// read reads the count at path through s.
-	read func(ctx context.Context, s session, path string) (int32, error)
+	read func(ctx context.Context, s session, path string) (int64, error)
 }
 
 // counterRowOf returns im's row, if it has one: gocurator and the floor.
@@ -70,12 +71,13 @@ func runCounter(e env, im impl) result {
 	if !ok {
 		return result{Impl: im.name(), Workload: "counter", Error: "not supported"}
 	}
-	return runCounterRow(e, row, "/bench/"+row.name+"/counter")
+	return runCounterRow(e, "counter", row, "/bench/"+row.name+"/counter")
 }
 
-// runCounterRow runs row's clients on the count at path for e.duration.
-func runCounterRow(e env, row counterRow, path string) result {
-	r := result{Impl: row.name, Workload: "counter", Clients: counterClients}
+// runCounterRow runs row's clients on the count at path for e.duration,
+// as workload.
+func runCounterRow(e env, workload string, row counterRow, path string) result {
+	r := result{Impl: row.name, Workload: workload, Clients: counterClients}
 	sessions, closeAll, err := connectEach(row.connect, e.addr, counterClients)
 	if err != nil {
 		r.Error = err.Error()
@@ -141,7 +143,7 @@ func runCounterRow(e env, row counterRow, path string) result {
 		}
 		return r
 	}
-	if lost := int64(before) + r.Cycles - int64(after); lost != 0 {
+	if lost := before + r.Cycles - after; lost != 0 {
 		r.Violations = max(lost, -lost)
 		r.Notes = fmt.Sprintf("the count went from %d to %d in %d increments", before, after, r.Cycles)
 	}
@@ -181,12 +183,13 @@ func openCount(ctx context.Context, s session, path string) (incrementer, func()
 	return inc, func() { cnt.Close() }, nil
 }
 
-func readCountGo(ctx context.Context, s session, path string) (int32, error) {
+func readCountGo(ctx context.Context, s session, path string) (int64, error) {
 	data, _, err := s.(*goSession).c.Get(ctx, path)
 	if err != nil {
 		return 0, err
 	}
-	return decodeCount(data)
+	n, err := decodeCount(data)
+	return int64(n), err
 }
 
 // openFloorCount is the protocol in bare go-zookeeper calls: getData for
@@ -230,12 +233,13 @@ func createCount(conn *zk.Conn, path string) error {
 	return nil
 }
 
-func readCountZK(_ context.Context, s session, path string) (int32, error) {
+func readCountZK(_ context.Context, s session, path string) (int64, error) {
 	data, _, err := s.(*zkSession).conn.Get(path)
 	if err != nil {
 		return 0, err
 	}
-	return decodeCount(data)
+	n, err := decodeCount(data)
+	return int64(n), err
 }
 
 // decodeCount reads a count's 4 big-endian bytes.
@@ -246,13 +250,13 @@ func decodeCount(b []byte) (int32, error) {
 	return int32(binary.BigEndian.Uint32(b)), nil
 }
 
-// printCounters prints the counter workload's results, with each rate's
-// ratio to the floor's.
+// printCounters prints the counter and atomic workloads' results, with
+// each rate's ratio to its workload's floor.
 func printCounters(rs []result) {
 	if len(rs) == 0 {
 		return
 	}
-	floor := floorRows(rs)["counter"]
+	floors := floorRows(rs)
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\timpl\tclients\tincrements\tincrements/s\tvs floor\tvs floor (median of rounds [95 % CI])\treq/increment (client)\treq/increment (server)\tsetData/increment\tgetData/increment\tnotif/increment\tconflicts/increment\tclient CPU µs/increment\tviolations\t")
@@ -270,7 +274,7 @@ func printCounters(rs []result) {
 			cpu = fmt.Sprintf("%.0f", r.CPUPerCycleUs)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", r.Workload, r.Impl, r.Clients, r.Cycles, r.CyclesPerSec,
-			ratioText(r.CyclesPerSec, floor.CyclesPerSec), pairedText(r), client, r.ServerReqs, sets, gets, notifs, r.Conflicts, cpu, r.Violations)
+			ratioText(r.CyclesPerSec, floors[r.Workload].CyclesPerSec), pairedText(r), client, r.ServerReqs, sets, gets, notifs, r.Conflicts, cpu, r.Violations)
 	}
 	tw.Flush()
 	printOver(rs)

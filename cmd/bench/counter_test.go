@@ -71,7 +71,7 @@ func TestCounter(t *testing.T) {
 				return inc(ctx) // two increments, counted as one
 			}, stop, nil
 		}
-		r := runCounterRow(e, row, "/bench/double-write/counter")
+		r := runCounterRow(e, "counter", row, "/bench/double-write/counter")
 		if r.Error != "" || r.Cycles <= 0 {
 			t.Fatalf("%d increments, error %q", r.Cycles, r.Error)
 		}

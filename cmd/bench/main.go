@@ -9,13 +9,16 @@
 // count (recipes/shared's Count) by 8 clients, each a versioned
 // compare-and-set retried on a conflict, against the floor (getData, then
 // setData at its version), Curator's SharedCount and Kazoo's get and
-// set at the version.
+// set at the version; and, with --workloads atomic, the same increments of
+// a 64-bit count by recipes/atomic's Int64, against the floor and Curator's
+// DistributedAtomicLong.
 //
 //	go run ./cmd/bench                       # a throwaway server on loopback
 //	go run ./cmd/bench --connect 127.0.0.1:2181 --duration 5s --out results.jsonl
 //	go run ./cmd/bench --workloads failover --failovers 400 --fsync=false
 //	go run ./cmd/bench --workloads propagation --updates 400 --subscribers 1,20 --fsync=false
 //	go run ./cmd/bench --workloads counter --rounds 5 --duration 5s --fsync=false
+//	go run ./cmd/bench --workloads atomic --rounds 5 --duration 5s --fsync=false
 //
 // It prints a table and writes one JSON line per implementation × workload.
 // docs/performance.md explains the figures.
@@ -44,7 +47,7 @@ func main() {
 	duration := flag.Duration("duration", 3*time.Second, "time per throughput workload")
 	out := flag.String("out", "bench-results.jsonl", "JSON lines output file")
 	only := flag.String("impls", "gocurator,floor,floor-serial,zk.Lock,curator,kazoo", "implementations to run")
-	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run (and failover, leader election's, propagation, the caches', and counter, the shared count's, on request)")
+	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run (and failover, leader election's, propagation, the caches', counter, the shared count's, and atomic, the atomic long's, on request)")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
 	failovers := flag.Int("failovers", 300, "changes of leader the failover workload measures per implementation (the Go ones split them over --rounds turns)")
 	updates := flag.Int("updates", 400, "updates of the config node the propagation workload measures per implementation and number of subscribers, split over --rounds turns")
@@ -219,6 +222,11 @@ func run(e env, o options) error {
 				emit(r)
 			}
 		}
+		if w == "atomic" {
+			for _, r := range interleaved(e, o, w, atomicImpls(goImpls), peersOn, runAtomic) {
+				emit(r)
+			}
+		}
 		if w == "propagation" {
 			for _, r := range runPropagations(e, o) {
 				emit(r)
@@ -295,7 +303,7 @@ func summary(r result) string {
 	if r.Workload == "failover" {
 		s = fmt.Sprintf("%d changes of leader, failover p50 %.0f µs, p99 %.0f µs", r.Cycles, r.FailoverP50us, r.FailoverP99us)
 	}
-	if r.Workload == "counter" {
+	if r.Workload == "counter" || r.Workload == "atomic" {
 		s = fmt.Sprintf("%.0f increments/s, %.2f conflicts/increment, %d violations", r.CyclesPerSec, r.Conflicts, r.Violations)
 	}
 	if r.Subscribers > 0 {
@@ -315,7 +323,7 @@ func printTable(rs []result) {
 		case r.Workload == "failover":
 			failovers = append(failovers, r)
 			return true
-		case r.Workload == "counter":
+		case r.Workload == "counter" || r.Workload == "atomic":
 			counters = append(counters, r)
 			return true
 		case r.Subscribers > 0:

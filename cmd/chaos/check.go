@@ -56,6 +56,7 @@ type finding struct {
 // checkInput is everything the checker reads.
 type checkInput struct {
 	lockPath, logPath string
+	counterPath       string // the atomic long; "" if the workers did not increment one
 	workers           int
 	logs              []logSet
 	events            []event
@@ -133,6 +134,11 @@ func check(in checkInput) *report {
 	checkLeftBehind(in, v, s)
 	checkProgress(in, v)
 	checkQueue(h, holds, order, v)
+	killed := make(map[[2]int]bool)
+	for k := range in.killed {
+		killed[k] = true
+	}
+	inc := checkIncrements(replayCounter(m.txns, in.counterPath), in.events, killed, v, notes)
 
 	for _, c := range m.conflicts {
 		s.add(sLogConflict, "%s", c)
@@ -148,6 +154,9 @@ func check(in checkInput) *report {
 		Notes: notes.counts, NoteExamples: notes.examples,
 	}
 	r.count(in, h, holds)
+	if in.counterPath != "" {
+		r.Increments, r.IncrementsCommitted, r.CounterFinal = inc.outcomes, inc.committed, inc.final
+	}
 	return r
 }
 

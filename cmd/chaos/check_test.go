@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -17,8 +18,9 @@ import (
 // suite exists to catch gets a history that shows it, beside a clean one.
 
 const (
-	lockDir = "/chaos/lock"
-	logDir  = "/chaos/log"
+	lockDir    = "/chaos/lock"
+	logDir     = "/chaos/log"
+	counterDir = "/chaos/counter"
 )
 
 // scenario builds a run's evidence.
@@ -28,6 +30,7 @@ type scenario struct {
 	events []event
 	seq    int
 	views  []serverView
+	killed map[[2]int]time.Time
 }
 
 func (s *scenario) txn(session int64, ops ...txnOp) int64 {
@@ -92,9 +95,10 @@ func (s *scenario) check(t *testing.T) *report {
 	t.Helper()
 	in := checkInput{
 		lockPath: lockDir, logPath: logDir, workers: 2,
-		logs:   []logSet{{member: 0, label: "m1", txns: s.txns}, {member: 1, label: "m2", txns: s.txns}},
-		events: s.events, views: s.views, lastFaultEnd: time.Unix(50, 0),
-		killed: map[[2]int]time.Time{},
+		logs:        []logSet{{member: 0, label: "m1", txns: s.txns}, {member: 1, label: "m2", txns: s.txns}},
+		counterPath: counterDir,
+		events:      s.events, views: s.views, lastFaultEnd: time.Unix(50, 0),
+		killed: s.killed,
 	}
 	return check(in)
 }
@@ -293,4 +297,94 @@ func TestCheckMerge(t *testing.T) {
 	if r.Notes[sNotCommitted] != 1 || r.Server[sLogConflict] != 1 || r.EntriesGone != 0 {
 		t.Errorf("notes %v, server %v, entries gone %d: want one uncommitted proposal, one conflict, none gone", r.Notes, r.Server, r.EntriesGone)
 	}
+}
+
+// set commits session's write of the atomic long's node holding v.
+func (s *scenario) set(session, v int64) {
+	s.zxid++
+	s.txns = append(s.txns, txn{Session: session, Zxid: s.zxid, Type: txnSetData,
+		ops: []txnOp{{Type: txnSetData, Path: counterDir, Data: binary.BigEndian.AppendUint64(nil, uint64(v))}}, raw: []byte(fmt.Sprint(s.zxid, v))})
+}
+
+// inc reports worker w's increment, made in session, with its outcome and
+// the value it wrote (or may have).
+func (s *scenario) inc(w int, session int64, outcome string, post int64) {
+	ev := event{Ev: evIncrement, Worker: w, Session: session, SessionStart: session, Outcome: outcome, Pre: post - 1, Post: post}
+	if outcome == outUnknown {
+		ev = ev.withErr(fmt.Errorf("%w: %w", framework.ErrOutcomeUnknown, framework.ErrConnectionLoss))
+	}
+	s.ev(ev)
+}
+
+// The atomic long's increments: successes that committed, an unknown
+// outcome that was applied and one that was not, a failure that wrote
+// nothing, and a killed worker's increment nobody heard of, add up.
+func TestCheckIncrementsClean(t *testing.T) {
+	s := clean()
+	s.set(11, 1)
+	s.inc(1, 11, outOK, 1)
+	s.set(22, 2)
+	s.inc(2, 22, outUnknown, 2) // its reply lost: applied
+	s.inc(1, 11, outUnknown, 3) // lost to worker 2's write of the same value
+	s.set(22, 3)
+	s.inc(2, 22, outOK, 3)
+	s.inc(1, 11, outFailed, 0)
+	// A session the second incarnation recorded, which writes and is
+	// killed before it can say.
+	s.ev(event{Ev: evStart, Worker: 1, Inc: 2, Session: 33})
+	s.set(33, 4)
+	s.killed = map[[2]int]time.Time{{1, 2}: time.Unix(60, 0)}
+	r := s.check(t)
+	wantOnly(t, r)
+	if r.Increments[outOK] != 2 || r.Increments[outUnknown] != 2 || r.Increments[outFailed] != 1 || r.IncrementsCommitted != 4 || r.CounterFinal != 4 {
+		t.Errorf("increments %v, committed %d, final %d", r.Increments, r.IncrementsCommitted, r.CounterFinal)
+	}
+	if r.Notes[noteIncUnknown] != 1 || r.Notes[noteIncUnknownNot] != 1 {
+		t.Errorf("notes %v: want one unknown outcome applied, one not", r.Notes)
+	}
+	s.killed = nil // the same write by a live worker that never said
+	wantOnly(t, s.check(t), vIncUntold)
+}
+
+// Curator's defect: an increment whose reply was lost is sent again,
+// refused for its version, and made a second time: two writes, one
+// success.
+func TestCheckIncrementAppliedTwice(t *testing.T) {
+	s := clean()
+	s.set(11, 1)
+	s.set(11, 2)
+	s.inc(1, 11, outOK, 2)
+	wantOnly(t, s.check(t), vIncUntold)
+}
+
+// An increment reported failed that committed, and one reported done that
+// did not, or whose value another worker wrote, are caught; so are two
+// successes claiming one value, and a write that did not add one.
+func TestCheckIncrementViolations(t *testing.T) {
+	s := clean()
+	s.set(11, 1)
+	s.inc(1, 11, outFailed, 0)
+	wantOnly(t, s.check(t), vIncUntold)
+
+	s = clean()
+	s.inc(1, 11, outOK, 1)
+	wantOnly(t, s.check(t), vIncAckMissing)
+
+	s = clean()
+	s.set(22, 1)
+	s.inc(1, 11, outOK, 1)
+	wantOnly(t, s.check(t), vIncAckMissing, vIncUntold)
+
+	s = clean()
+	s.set(11, 1)
+	s.inc(1, 11, outOK, 1)
+	s.inc(2, 22, outOK, 1)
+	wantOnly(t, s.check(t), vIncAckMissing, vIncDuplicate)
+
+	s = clean()
+	s.set(11, 1)
+	s.inc(1, 11, outOK, 1)
+	s.set(11, 3)
+	s.inc(1, 11, outOK, 3)
+	wantOnly(t, s.check(t), vIncNotByOne)
 }

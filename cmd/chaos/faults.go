@@ -20,11 +20,12 @@ const (
 	faultSessionExpire = "session-expire" // the server closes the holder's session
 	faultDropReply     = "drop-reply"     // the proxies lose the reply to one request each
 	faultDisconnect    = "disconnect"     // the proxies cut every client connection
+	faultDropSet       = "drop-set-reply" // the proxies lose the reply to one setData each: an increment's write
 )
 
 // allFaults returns every fault, in the order a round starts from.
 func allFaults() []string {
-	return []string{faultFollowerKill, faultLeaderKill, faultHolderKill, faultHolderStop, faultSessionExpire, faultDropReply, faultDisconnect}
+	return []string{faultFollowerKill, faultLeaderKill, faultHolderKill, faultHolderStop, faultSessionExpire, faultDropReply, faultDisconnect, faultDropSet}
 }
 
 // dropOps returns the requests whose replies drop-reply loses, in turn: a
@@ -86,10 +87,13 @@ func (h *harness) inject(ctx context.Context, kind string) faultRecord {
 			_ = p.cmd.Process.Signal(syscall.SIGUSR1)
 			sleep(ctx, h.cfg.session/2)
 		}
-	case faultDropReply:
-		ops := dropOps()
-		op := ops[h.dropRotation%len(ops)]
-		h.dropRotation++
+	case faultDropReply, faultDropSet:
+		op := zkwire.OpSetData
+		if kind == faultDropReply {
+			ops := dropOps()
+			op = ops[h.dropRotation%len(ops)]
+			h.dropRotation++
+		}
 		for _, p := range h.proxies {
 			p.DropAfter(op)
 		}

@@ -20,23 +20,24 @@ import (
 
 // config is a chaos run's settings.
 type config struct {
-	duration   time.Duration // how long faults are injected
-	workers    int
-	faults     []string
-	tick       time.Duration // ZooKeeper's tickTime
-	session    time.Duration // the workers' session timeout
-	pause      time.Duration // how long a holder stays stopped (SIGSTOP)
-	down       time.Duration // how long a killed member stays down
-	gap        time.Duration // mean quiet time between faults
-	settle     time.Duration // longest wait for every worker to acquire after the last fault
-	writes     int           // fenced writes per hold
-	policy     string        // standard, session or mixed
-	dir        string        // where worker output goes
-	seed       uint64
-	verbose    bool // the workers' library logs to their stderr files
-	lockPath   string
-	logPath    string
-	txnTimeout time.Duration
+	duration    time.Duration // how long faults are injected
+	workers     int
+	faults      []string
+	tick        time.Duration // ZooKeeper's tickTime
+	session     time.Duration // the workers' session timeout
+	pause       time.Duration // how long a holder stays stopped (SIGSTOP)
+	down        time.Duration // how long a killed member stays down
+	gap         time.Duration // mean quiet time between faults
+	settle      time.Duration // longest wait for every worker to acquire after the last fault
+	writes      int           // fenced writes per hold
+	policy      string        // standard, session or mixed
+	dir         string        // where worker output goes
+	seed        uint64
+	verbose     bool // the workers' library logs to their stderr files
+	lockPath    string
+	logPath     string
+	counterPath string // the atomic long the workers increment; "" for none
+	txnTimeout  time.Duration
 }
 
 // spawner makes the command that runs a worker with the given flags: the
@@ -130,7 +131,7 @@ func run(ctx context.Context, cfg config, spawn spawner, log *slog.Logger) (*rep
 		events = append(events, evs...)
 	}
 	in := checkInput{
-		lockPath: cfg.lockPath, logPath: cfg.logPath, workers: cfg.workers,
+		lockPath: cfg.lockPath, logPath: cfg.logPath, counterPath: cfg.counterPath, workers: cfg.workers,
 		logs: sets, events: events, views: views, lastFaultEnd: h.lastFaultEnd,
 		killed: h.killedIncarnations(), extra: h.violationsRun,
 	}
@@ -211,7 +212,7 @@ func (h *harness) startWorker(id, inc int) error {
 	}
 	wc := workerConfig{
 		connect: strings.Join(addrs, ","), id: id, inc: inc, out: h.workerOut(id),
-		lockPath: h.cfg.lockPath, logPath: h.cfg.logPath, session: h.cfg.session, policy: policy,
+		lockPath: h.cfg.lockPath, logPath: h.cfg.logPath, counterPath: h.cfg.counterPath, session: h.cfg.session, policy: policy,
 		writes: h.cfg.writes, txnTimeout: h.cfg.txnTimeout, acquireTimeout: 30 * time.Second, releaseTimeout: 10 * time.Second,
 		gap: 20 * time.Millisecond, idle: 50 * time.Millisecond, verbose: h.cfg.verbose,
 	}

@@ -176,3 +176,28 @@ func replayHistory(txns []txn, lockPath, logPath string) *replay {
 	}
 	return r
 }
+
+// counterWrite is one committed write of the atomic long: a create or a
+// set of its node.
+type counterWrite struct {
+	Zxid    int64
+	Session int64
+	Data    []byte
+}
+
+// replayCounter returns the committed writes of the node at counterPath,
+// in commit order.
+func replayCounter(txns []txn, counterPath string) []counterWrite {
+	var out []counterWrite
+	if counterPath == "" {
+		return nil
+	}
+	for _, t := range txns {
+		for _, op := range t.ops {
+			if (op.Type == txnCreate || op.Type == txnSetData) && op.Path == counterPath {
+				out = append(out, counterWrite{Zxid: t.Zxid, Session: t.Session, Data: op.Data})
+			}
+		}
+	}
+	return out
+}

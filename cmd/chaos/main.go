@@ -102,11 +102,12 @@ func defaultFaults() string {
 
 // parseFlags reads the suite's flags.
 func parseFlags(args []string, stderr io.Writer) (config, bool, error) {
-	cfg := config{lockPath: "/chaos/lock", logPath: "/chaos/log"}
+	cfg := config{lockPath: "/chaos/lock", logPath: "/chaos/log", counterPath: "/chaos/counter"}
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.DurationVar(&cfg.duration, "duration", 5*time.Minute, "how long to inject faults (each kind is injected at least once)")
 	fs.IntVar(&cfg.workers, "workers", 4, "worker processes contending for the lock")
+	fs.StringVar(&cfg.counterPath, "counter", cfg.counterPath, "the atomic long every worker increments beside its lock work (\"\": none)")
 	faults := fs.String("faults", defaultFaults(), "faults to inject, comma-separated; kind=N puts N of that kind in every round")
 	fs.DurationVar(&cfg.tick, "tick", 250*time.Millisecond, "ZooKeeper's tickTime")
 	fs.DurationVar(&cfg.session, "session", 5*time.Second, "the workers' session timeout")

@@ -25,6 +25,7 @@ const (
 	evLost       = "lost"        // the hold's Lost channel closed
 	evCheck      = "check"       // Hold.Err before the release, when non-nil
 	evRelease    = "release"     // Release's answer
+	evIncrement  = "increment"   // an increment of the atomic long's outcome
 	evKill       = "session_kill"
 	evExit       = "exit" // the process ends cleanly
 )
@@ -34,6 +35,8 @@ const (
 	outOK      = "ok"      // the transaction committed
 	outRefused = "refused" // a *framework.TxnError: the server refused it
 	outError   = "error"   // any other error: it may or may not have committed
+	outUnknown = "unknown" // an increment's error wraps framework.ErrOutcomeUnknown: it may have been applied
+	outFailed  = "failed"  // an increment that ran out of tries (Succeeded false, no error): not applied
 )
 
 // event is one thing a worker saw. Fields not used by an event are empty.
@@ -56,6 +59,10 @@ type event struct {
 	Outcome   string `json:"outcome,omitempty"`
 	Entry     string `json:"entry,omitempty"` // the created log entry
 	Start     int64  `json:"start,omitempty"` // when the call began, Unix ns
+
+	Pre          int64 `json:"pre,omitempty"`           // an increment's Result.Pre
+	Post         int64 `json:"post,omitempty"`          // an increment's Result.Post: the value it wrote (or may have)
+	SessionStart int64 `json:"session_start,omitempty"` // an increment's session when it began (Session: when it ended)
 
 	Err  string `json:"err,omitempty"`
 	Kind string `json:"kind,omitempty"` // the sentinels err matches; "" for none (a raw error)

@@ -37,6 +37,10 @@ type report struct {
 	Txns        int            `json:"txns"`         // committed transactions read from the logs
 	Progress    map[string]int `json:"progress"`     // per worker: acquisitions after the last fault
 
+	Increments          map[string]int `json:"increments,omitempty"`           // the atomic long's increments by outcome
+	IncrementsCommitted int            `json:"increments_committed,omitempty"` // its committed writes
+	CounterFinal        int64          `json:"counter_final,omitempty"`        // its value at the end
+
 	Violations     map[string]int      `json:"violations"`
 	Examples       map[string][]string `json:"examples,omitempty"`
 	Server         map[string]int      `json:"server"`
@@ -123,6 +127,9 @@ func (r *report) writeTable(w io.Writer) {
 	fmt.Fprintf(tw, "holds\t%d (told lost: %d); lock nodes ended: %s\n", r.Holds, r.HoldsLost, kv(r.NodesEnded))
 	fmt.Fprintf(tw, "fenced writes\t%s; entries committed %d, deleted %d; %d transactions in the logs\n", kv(r.Writes), r.Entries, r.EntriesGone, r.Txns)
 	fmt.Fprintf(tw, "after the last fault\t%s (acquisitions per worker)\n", kv(r.Progress))
+	if r.Increments != nil {
+		fmt.Fprintf(tw, "atomic increments\t%s; committed %d, the counter ends at %d\n", kv(r.Increments), r.IncrementsCommitted, r.CounterFinal)
+	}
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintln(tw, "check\tresult")
@@ -178,6 +185,7 @@ func checks() []struct {
 		{"(f) no node left behind", []string{vLeftBehind}},
 		{"(g) progress after the faults", []string{vNoProgress}},
 		{"(h) one holder at a time", []string{vNotFirst, vUnknownNode}},
+		{"(i) every increment counted once", []string{vIncAckMissing, vIncUntold, vIncDuplicate, vIncNotByOne}},
 		{"workers ran and stopped", []string{vWorkerHung, vWorkerFailed}},
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/recipes/atomic"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/retry"
 	"github.com/gocurator/curator/zkharness"
@@ -30,6 +31,7 @@ type workerConfig struct {
 	out            string
 	lockPath       string
 	logPath        string
+	counterPath    string // the atomic long the worker increments; "" for none
 	session        time.Duration
 	policy         string // standard or session
 	writes         int
@@ -45,7 +47,7 @@ type workerConfig struct {
 func (c workerConfig) args() []string {
 	return []string{
 		"--connect=" + c.connect, fmt.Sprintf("--id=%d", c.id), fmt.Sprintf("--inc=%d", c.inc), "--out=" + c.out,
-		"--lock=" + c.lockPath, "--log=" + c.logPath, "--session=" + c.session.String(), "--policy=" + c.policy,
+		"--lock=" + c.lockPath, "--log=" + c.logPath, "--counter=" + c.counterPath, "--session=" + c.session.String(), "--policy=" + c.policy,
 		fmt.Sprintf("--writes=%d", c.writes), "--txn-timeout=" + c.txnTimeout.String(),
 		"--acquire-timeout=" + c.acquireTimeout.String(), "--release-timeout=" + c.releaseTimeout.String(),
 		"--gap=" + c.gap.String(), "--idle=" + c.idle.String(), fmt.Sprintf("--verbose=%t", c.verbose),
@@ -63,6 +65,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.StringVar(&c.out, "out", "", "file to append JSON events to")
 	fs.StringVar(&c.lockPath, "lock", "/chaos/lock", "the mutex's path")
 	fs.StringVar(&c.logPath, "log", "/chaos/log", "parent of the fenced log entries")
+	fs.StringVar(&c.counterPath, "counter", "", "the atomic long to increment beside the lock's work (\"\": none)")
 	fs.DurationVar(&c.session, "session", 5*time.Second, "session timeout asked for")
 	fs.StringVar(&c.policy, "policy", "standard", "connection error policy: standard or session")
 	fs.IntVar(&c.writes, "writes", 2, "fenced writes per hold")
@@ -174,10 +177,18 @@ func (w *worker) run(stderr io.Writer) error {
 		}
 	}()
 
+	countDone := make(chan struct{})
+	go func() {
+		defer close(countDone)
+		if w.cfg.counterPath != "" {
+			w.counting(ctx)
+		}
+	}()
 	for hold := 1; ctx.Err() == nil; hold++ {
 		w.cycle(ctx, hold)
 		sleepRand(ctx, w.cfg.idle)
 	}
+	<-countDone
 	<-killDone
 	err = client.Close()
 	w.emit(event{Ev: evExit}.withErr(err))
@@ -270,6 +281,41 @@ func (w *worker) critical(n int, h *locks.Hold) {
 			return
 		}
 		sleepRand(context.Background(), w.cfg.gap)
+	}
+}
+
+// counting increments the atomic long at cfg.counterPath until ctx ends,
+// each increment under a deadline of its own (cfg.txnTimeout), and records
+// each outcome with the values of its last try. Odd workers promote an
+// increment whose optimistic tries fail to a lock, even ones do not.
+func (w *worker) counting(ctx context.Context) {
+	var opts []atomic.Option
+	if w.cfg.id%2 == 1 {
+		opts = append(opts, atomic.WithPromotion(atomic.Promotion{LockPath: w.cfg.counterPath + "-lock", Timeout: w.cfg.txnTimeout, Retry: retry.RetryNTimes(3, 10*time.Millisecond)}))
+	}
+	l, err := atomic.NewInt64(w.client, w.cfg.counterPath, retry.RetryNTimes(3, 10*time.Millisecond), opts...)
+	if err != nil {
+		w.emit(event{Ev: evIncrement, Outcome: outError}.withErr(err))
+		return
+	}
+	for n := 1; ctx.Err() == nil; n++ {
+		ictx, cancel := context.WithTimeout(context.Background(), w.cfg.txnTimeout)
+		start, session := time.Now().UnixNano(), w.client.SessionID()
+		res, err := l.Increment(ictx)
+		cancel()
+		ev := event{Ev: evIncrement, N: n, Start: start, Pre: res.Pre, Post: res.Post, SessionStart: session, Session: w.client.SessionID()}.withErr(err)
+		switch {
+		case errors.Is(err, framework.ErrOutcomeUnknown):
+			ev.Outcome = outUnknown
+		case err != nil:
+			ev.Outcome = outError
+		case res.Succeeded:
+			ev.Outcome = outOK
+		default:
+			ev.Outcome = outFailed
+		}
+		w.emit(ev)
+		sleepRand(ctx, w.cfg.idle)
 	}
 }
 

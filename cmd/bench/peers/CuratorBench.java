@@ -2,7 +2,7 @@
 // one JSON line per workload, in the Go harness's format.
 //
 // Usage: CuratorBench <connect> <workload> <durationMs> [herdWaiters | failovers selector|latch]
-// (workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover or counter)
+// (workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover, counter or atomic)
 // (and CuratorBench <connect> failover-worker <selector|latch> <path>: the failover's second JVM;
 // CuratorBench <connect> propagation-subscribers: the propagation workload's CuratorCache subscribers)
 import java.io.InputStream;
@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.atomic.AtomicValue;
+import org.apache.curator.framework.recipes.atomic.DistributedAtomicLong;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
@@ -36,6 +38,7 @@ import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.framework.recipes.shared.VersionedValue;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.retry.RetryNTimes;
 
 public class CuratorBench {
 
@@ -61,6 +64,7 @@ public class CuratorBench {
             case "rwlock": contention(workload, 8, duration, base, "rwlock", 1); break;
             case "herd": herd(Integer.parseInt(a[3]), base + "-" + a[3]); break;
             case "counter": counter(workload, 8, duration, base); break;
+            case "atomic": atomic(workload, 8, duration, base); break;
             case "failover": new Failover(a[4], base + "-" + a[4]).run(Integer.parseInt(a[3])); break;
             default: throw new IllegalArgumentException(workload);
         }
@@ -206,6 +210,70 @@ public class CuratorBench {
 
     static int readCount(CuratorFramework c, String path) throws Exception {
         return java.nio.ByteBuffer.wrap(c.getData().forPath(path)).getInt();
+    }
+
+    // atomic runs n clients, each with its own DistributedAtomicLong of path, that increment() it until the
+    // increment succeeds, as the Go harness's atomic workload (cmd/bench/atomic.go): optimistic tries only,
+    // under RetryNTimes(1000, 0), again at once after a conflict. A conflict is a try beyond an increment's
+    // first. It warms up (bench.warmupMs, unrecorded) and then measures, with the same clients.
+    static void atomic(String workload, int n, long durationMs, String path) throws Exception {
+        List<CuratorFramework> clients = new ArrayList<>();
+        List<DistributedAtomicLong> longs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            CuratorFramework c = client();
+            clients.add(c);
+            longs.add(new DistributedAtomicLong(c, path, new RetryNTimes(1000, 0)));
+        }
+        longs.get(0).initialize(0L);
+        long warmupMs = Long.getLong("bench.warmupMs", 0L);
+        if (warmupMs > 0) atomicIncrements(clients.get(0), longs, workload, warmupMs, path, false);
+        atomicIncrements(clients.get(0), longs, workload, durationMs, path, true);
+        for (CuratorFramework c : clients) c.close();
+    }
+
+    static void atomicIncrements(CuratorFramework reader, List<DistributedAtomicLong> longs, String workload, long durationMs, String path, boolean report) throws Exception {
+        AtomicLong cycles = new AtomicLong(), conflicts = new AtomicLong(), failures = new AtomicLong();
+        long before = readLong(reader, path);
+        long srv0 = received();
+        long start = System.nanoTime(), stop = start + durationMs * 1_000_000L;
+        List<Thread> threads = new ArrayList<>();
+        for (DistributedAtomicLong l : longs) {
+            Thread t = new Thread(() -> {
+                try {
+                    while (System.nanoTime() < stop) {
+                        while (true) {
+                            AtomicValue<Long> v = l.increment();
+                            conflicts.addAndGet(v.getStats().getOptimisticTries() - 1);
+                            if (v.succeeded()) break;
+                            conflicts.incrementAndGet();
+                        }
+                        cycles.incrementAndGet();
+                    }
+                } catch (Exception e) {
+                    failures.incrementAndGet();
+                    e.printStackTrace();
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) t.join();
+        double secs = (System.nanoTime() - start) / 1e9;
+        long srv = received() - srv0;
+        long after = readLong(reader, path);
+        if (!report) return;
+        long n = cycles.get(), violations = Math.abs(before + n - after);
+        System.out.printf("{\"impl\":\"curator\",\"workload\":\"%s\",\"clients\":%d,\"cycles\":%d,\"seconds\":%.3f,\"cycles_per_sec\":%.1f,"
+                + "\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"conflicts_per_cycle\":%.4f,\"violations\":%d,"
+                + "\"notes\":\"DistributedAtomicLong.increment, RetryNTimes(1000, 0); client-side requests not counted for Java%s%s\"}%n",
+            workload, longs.size(), n, secs, n / secs, (double) srv / Math.max(1, n), (double) conflicts.get() / Math.max(1, n), violations,
+            violations == 0 ? "" : "; the count went from " + before + " to " + after + " in " + n + " increments",
+            failures.get() == 0 ? "" : "; " + failures.get() + " of " + longs.size() + " clients failed (stack traces on stderr)");
+        if (failures.get() > 0) System.exit(1);
+    }
+
+    static long readLong(CuratorFramework c, String path) throws Exception {
+        return java.nio.ByteBuffer.wrap(c.getData().forPath(path)).getLong();
     }
 
     // herd drains the queue once unrecorded (with bench.warmupMs set: the JIT compiles the hot paths), then

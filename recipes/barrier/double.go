@@ -1,0 +1,257 @@
+package barrier
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// ErrMemberLost means the member's node is gone without its Leave: its
+// session ended (or someone deleted it), so the others no longer count or
+// wait for it.
+var ErrMemberLost = errors.New("barrier: member node lost")
+
+// ReadyNode is the name of the node that the member completing the group
+// creates under the barrier's path, as Curator names it.
+const ReadyNode = "ready"
+
+// cleanupTimeout bounds the delete of a member's node after its call's
+// context ended.
+const cleanupTimeout = 10 * time.Second
+
+// DoubleBarrier is Curator's DistributedDoubleBarrier: one member of a
+// group that enters together and leaves together. A member enters and
+// leaves one round at a time; calls wait for one another.
+type DoubleBarrier struct {
+	client  *framework.Client
+	path    string
+	members int
+	name    string        // under turn: our node's name, a random UUID as Curator's, new at each Enter
+	turn    chan struct{} // one call at a time
+	entered bool          // under turn: our node was made and not yet left
+}
+
+// NewDoubleBarrier returns a member of the double barrier at path, which
+// lets its members in once members (at least 1) have entered. It checks
+// its arguments and sends nothing.
+func NewDoubleBarrier(client *framework.Client, path string, members int) (*DoubleBarrier, error) {
+	if err := checkArgs(client, path); err != nil {
+		return nil, err
+	}
+	if members < 1 {
+		return nil, fmt.Errorf("%w: double barrier %s: %d members, want at least 1", framework.ErrInvalidArg, path, members)
+	}
+	return &DoubleBarrier{client: client, path: path, members: members, turn: make(chan struct{}, 1)}, nil
+}
+
+// Enter creates the member's node and blocks until the group is complete:
+// the ready node exists, or this member completes the group and creates it.
+// If ctx ends or Enter fails, the member's node is deleted before Enter
+// returns; a member that gives up just as the group completed may have been
+// counted by the others all the same.
+func (b *DoubleBarrier) Enter(ctx context.Context) error {
+	if err := b.take(ctx); err != nil {
+		return err
+	}
+	defer b.give()
+	if b.entered {
+		return fmt.Errorf("%w: double barrier %s: entered already", framework.ErrInvalidArg, b.path)
+	}
+	b.name = newUUID()
+	err := b.enter(ctx)
+	if err != nil {
+		b.cleanup(ctx, false)
+		return err
+	}
+	b.entered = true
+	return nil
+}
+
+func (b *DoubleBarrier) enter(ctx context.Context) error {
+	ready := framework.JoinPath(b.path, ReadyNode)
+	ok, _, w, err := b.client.ExistsW(ctx, ready)
+	if err != nil {
+		return err
+	}
+	_, err = b.client.Create(ctx, b.ourPath(), nil, framework.WithMode(framework.Ephemeral), framework.WithContainerParents())
+	if err != nil && !errors.Is(err, framework.ErrNodeExists) { // exists: a retry after a lost reply found the node made; its name is ours alone
+		return err
+	}
+	if ok {
+		return nil
+	}
+	kids, _, err := b.client.Children(ctx, b.path)
+	if err != nil {
+		return err
+	}
+	if len(kids) >= b.members { // every child counts, as in Curator
+		if _, err := b.client.Create(ctx, ready, nil); err != nil && !errors.Is(err, framework.ErrNodeExists) {
+			return err
+		}
+		return nil
+	}
+	for {
+		select {
+		case <-w.Done():
+			switch e, _ := w.Event(); e.Type {
+			case framework.EventNodeCreated:
+				return nil
+			case framework.EventNotWatching: // the session ended, and our node with it
+				return fmt.Errorf("double barrier %s: entering: %w: %w", b.path, ErrMemberLost, e.Err)
+			}
+			if ok, _, w, err = b.client.ExistsW(ctx, ready); err != nil || ok {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Leave deletes the member's node and blocks until every member has left,
+// as Curator's leave does: the member whose node sorts first waits for the
+// others' nodes to go, and the others for it. It then deletes the ready
+// node. If ctx ends or Leave fails, the member's node (and the ready node)
+// is deleted before Leave returns: a Leave with a context already done
+// withdraws the member at once. If the member's node was gone before Leave
+// deleted it, Leave returns an error wrapping ErrMemberLost.
+func (b *DoubleBarrier) Leave(ctx context.Context) error {
+	if err := b.take(ctx); err != nil {
+		return err
+	}
+	defer b.give()
+	if !b.entered {
+		return fmt.Errorf("%w: double barrier %s: not entered", framework.ErrInvalidArg, b.path)
+	}
+	b.entered = false
+	if err := b.leave(ctx); err != nil {
+		b.cleanup(ctx, true)
+		return err
+	}
+	b.deleteReady(ctx) // done: the ready node goes, as in Curator
+	return nil
+}
+
+func (b *DoubleBarrier) leave(ctx context.Context) error {
+	ours := true // our node should exist: we have not deleted it
+	for {
+		kids, _, err := b.client.Children(ctx, b.path)
+		if err != nil && !errors.Is(err, framework.ErrNoNode) {
+			return err
+		}
+		kids = slices.DeleteFunc(kids, func(k string) bool { return k == ReadyNode })
+		slices.Sort(kids)
+		if len(kids) == 0 {
+			return nil
+		}
+		i := slices.Index(kids, b.name)
+		if i < 0 && ours {
+			return fmt.Errorf("double barrier %s: leaving: %w: %s is gone", b.path, ErrMemberLost, b.name)
+		}
+		if len(kids) == 1 {
+			if ours {
+				return b.deleteOurs(ctx)
+			}
+			return nil
+		}
+		// The first waits for the last to go; the others go, and wait
+		// for the first.
+		watch := kids[len(kids)-1]
+		if i != 0 {
+			watch = kids[0]
+		}
+		ok, _, w, err := b.client.ExistsW(ctx, framework.JoinPath(b.path, watch))
+		if err != nil {
+			return err
+		}
+		if i != 0 && ours {
+			if err := b.deleteOurs(ctx); err != nil {
+				return err
+			}
+			ours = false
+		}
+		if !ok {
+			continue
+		}
+		select {
+		case <-w.Done():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// deleteOurs deletes our node; one already gone is lost.
+func (b *DoubleBarrier) deleteOurs(ctx context.Context) error {
+	err := b.client.Delete(ctx, b.ourPath())
+	if errors.Is(err, framework.ErrNoNode) {
+		return fmt.Errorf("double barrier %s: leaving: %w: %s is gone", b.path, ErrMemberLost, b.name)
+	}
+	return err
+}
+
+// cleanup deletes our node after a failed or cancelled call, and with
+// ready the ready node, whether or not ctx has ended, for up to
+// cleanupTimeout; the client goes on deleting our node in the background
+// if that is not enough (each Enter names its node afresh, so a late
+// delete cannot take a later round's node).
+func (b *DoubleBarrier) cleanup(ctx context.Context, ready bool) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	if err := b.client.Delete(cctx, b.ourPath(), framework.Quietly(), framework.Guaranteed()); err != nil {
+		b.client.Logger().Warn("double barrier: deleting the member node after a failed call; the client goes on trying", "node", b.ourPath(), "err", err)
+	}
+	if ready {
+		b.deleteReady(ctx)
+	}
+}
+
+// deleteReady deletes the ready node, once the member has left, whether or
+// not ctx has ended, for up to cleanupTimeout. Not in the background: a
+// late delete could take the next round's ready node.
+func (b *DoubleBarrier) deleteReady(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	ready := framework.JoinPath(b.path, ReadyNode)
+	if err := b.client.Delete(cctx, ready, framework.Quietly()); err != nil {
+		b.client.Logger().Warn("double barrier: deleting the ready node after leaving", "node", ready, "err", err)
+	}
+}
+
+// ourPath is our member node's path.
+func (b *DoubleBarrier) ourPath() string { return framework.JoinPath(b.path, b.name) }
+
+// take waits for the member's turn, or for ctx. A free turn is taken even
+// if ctx is done, so that a Leave with a done context withdraws the member.
+func (b *DoubleBarrier) take(ctx context.Context) error {
+	select {
+	case b.turn <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case b.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *DoubleBarrier) give() { <-b.turn }
+
+// newUUID returns a random (version 4) UUID in its canonical text form, as
+// Java's UUID.randomUUID().toString() gives it.
+func newUUID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	h := hex.EncodeToString(u[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
