@@ -1,0 +1,282 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// run is the consumer's goroutine: it lists the queue with a watch,
+// delivers the items of the listing in the queue's order, and lists again
+// when the queue has changed, until ctx ends.
+func (q *core[T]) run(ctx context.Context) {
+	defer close(q.done)
+	var failures int
+	var lastErr string
+	foreign := make(map[string]bool)
+	for ctx.Err() == nil {
+		err := q.pass(ctx, foreign)
+		if err == nil || ctx.Err() != nil {
+			failures, lastErr = 0, ""
+			continue
+		}
+		if errors.Is(err, framework.ErrClosed) {
+			q.log.Warn("queue: the client is closed; the consumer stops")
+			return
+		}
+		if msg := err.Error(); msg != lastErr { // once per kind of failure
+			lastErr = msg
+			q.log.Warn("queue: consuming failed; trying again", "err", err)
+		}
+		failures++
+		sleep(ctx, min(50*time.Millisecond<<min(failures, 6), 2*time.Second))
+	}
+}
+
+// pass lists the queue and delivers the items of the listing that are due,
+// then waits until the queue changes, the next item is due, or ctx ends.
+func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
+	c := q.cfg.client
+	names, _, w, err := c.ChildrenW(ctx, q.cfg.path)
+	if errors.Is(err, framework.ErrNoNode) {
+		// The queue's node is gone: wait for it to be made again.
+		ok, _, ew, err := c.ExistsW(ctx, q.cfg.path)
+		if err != nil || ok {
+			return err
+		}
+		q.log.Warn("queue: the queue's node does not exist; waiting for it")
+		_, err = ew.Wait(ctx)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	items := names[:0]
+	for _, n := range names {
+		if strings.HasPrefix(n, itemPrefix) {
+			items = append(items, n)
+		} else if !foreign[n] && len(foreign) < 1000 {
+			foreign[n] = true
+			q.log.Warn("queue: foreign node in the queue's path", "node", n)
+		}
+	}
+	q.cfg.kind.sort(items)
+	var next time.Duration = -1 // until the first item not yet due
+	for done, name := range items {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if q.cfg.minBeforeReload >= 0 && done > 0 && done >= q.cfg.minBeforeReload && fired(w) {
+			return nil // a new item may come first; at least one item per listing, so that a busy queue makes progress
+		}
+		if d := time.Duration(q.cfg.kind.due(name)-time.Now().UnixMilli()) * time.Millisecond; d > 0 {
+			if next < 0 || d < next {
+				next = d
+			}
+			continue
+		}
+		if err := q.take(ctx, name); err != nil {
+			return err
+		}
+	}
+	var due <-chan time.Time
+	if next >= 0 {
+		t := time.NewTimer(next)
+		defer t.Stop()
+		due = t.C
+	}
+	select {
+	case <-w.C():
+	case <-due:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// fired reports whether w has fired.
+func fired(w framework.Watch) bool {
+	select {
+	case <-w.C():
+		return true
+	default:
+		return false
+	}
+}
+
+// take takes one item node: with the lock if the queue is lock-safe. An
+// item another consumer takes first is skipped. The error is one that
+// stops the pass (the connection's, say).
+func (q *core[T]) take(ctx context.Context, name string) error {
+	if q.cfg.lockPath != "" {
+		return q.takeLocked(ctx, name)
+	}
+	return q.takePlain(ctx, name)
+}
+
+// takePlain is Curator's processNormally: read the item, remove it at the
+// version read (only one consumer succeeds), and then deliver it. An item
+// whose removal cannot be told (its reply was lost, and another consumer
+// may have removed it) is not delivered, and logged: at most once.
+func (q *core[T]) takePlain(ctx context.Context, name string) error {
+	c, item := q.cfg.client, framework.JoinPath(q.cfg.path, name)
+	data, stat, err := c.Get(ctx, item)
+	if errors.Is(err, framework.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sctx, cancel := q.settleContext(ctx)
+	_, err = c.Txn(sctx, framework.DeleteOp(item, stat.Version))
+	cancel()
+	var te *framework.TxnError
+	switch {
+	case errors.As(err, &te):
+		return nil // another consumer removed it
+	case errors.Is(err, framework.ErrOutcomeUnknown):
+		q.log.Error("queue: an item's removal may or may not have been applied; it is not delivered, and may be lost", "node", name, "err", err)
+		return nil
+	case err != nil:
+		return err
+	}
+	values, err := q.decode(data)
+	if err != nil {
+		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
+		return nil
+	}
+	q.deliver(ctx, name, values, false)
+	return nil
+}
+
+// takeLocked is Curator's processWithLockSafety: create the item's lock
+// node (an ephemeral node named after it under the lock path; one that
+// exists means another consumer has the item), read the item, deliver it,
+// and only then remove it (or requeue it, or leave it), and delete the lock
+// node.
+func (q *core[T]) takeLocked(ctx context.Context, name string) error {
+	c := q.cfg.client
+	lock, item := framework.JoinPath(q.cfg.lockPath, name), framework.JoinPath(q.cfg.path, name)
+	_, changed := c.StateChanged()
+	session := c.SessionID()
+	if _, err := c.Create(ctx, lock, nil, framework.WithMode(framework.Ephemeral)); errors.Is(err, framework.ErrNodeExists) {
+		// Ours, if a lost reply made the create be sent again.
+		_, stat, err := c.Exists(ctx, lock)
+		if err != nil || stat == nil || stat.EphemeralOwner != session || c.SessionID() != session {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	defer q.unlock(ctx, lock, session)
+	data, _, err := c.Get(ctx, item)
+	if errors.Is(err, framework.ErrNoNode) {
+		return nil // taken and removed before our lock
+	}
+	if err != nil {
+		return err
+	}
+	values, err := q.decode(data)
+	if err != nil {
+		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
+		return q.remove(ctx, item)
+	}
+	cctx, stop := watchLoss(ctx, c, changed, session)
+	failed := q.deliver(cctx, name, values, q.cfg.errorMode == Requeue)
+	interrupted := cctx.Err() != nil
+	stop()
+	sctx, cancel := q.settleContext(ctx)
+	defer cancel()
+	switch {
+	case failed && interrupted:
+		// Closing, or the lock may be gone: the item stays where it is,
+		// for the next consumer.
+		q.log.Info("queue: a consumer failed as its context ended; the item stays in the queue", "node", name)
+		return nil
+	case failed && q.cfg.errorMode == Requeue:
+		_, err := c.Txn(sctx, framework.DeleteOp(item, -1),
+			framework.CreateOp(framework.JoinPath(q.cfg.path, requeuePrefix(name)), data, framework.PersistentSequential))
+		var te *framework.TxnError
+		if errors.As(err, &te) && errors.Is(err, framework.ErrNoNode) {
+			return nil // removed by another consumer, after our lock was lost
+		}
+		if err != nil {
+			q.log.Warn("queue: requeueing an item failed; it stays in the queue", "node", name, "err", err)
+		}
+		return nil
+	}
+	return q.remove(sctx, item)
+}
+
+// remove removes a consumed item; one already gone is fine.
+func (q *core[T]) remove(ctx context.Context, item string) error {
+	ctx, cancel := q.settleContext(ctx)
+	defer cancel()
+	err := q.cfg.client.Delete(ctx, item, framework.Quietly())
+	if err != nil {
+		q.log.Warn("queue: removing a consumed item failed; it will be delivered again", "node", item, "err", err)
+	}
+	return nil
+}
+
+// unlock deletes an item's lock node, unless the session that made it is
+// gone (and the node with it: a node at that path now is another
+// consumer's). A delete that fails on the connection is retried in the
+// background while the session may live.
+func (q *core[T]) unlock(ctx context.Context, lock string, session int64) {
+	c := q.cfg.client
+	if c.SessionID() != session {
+		return
+	}
+	ctx, cancel := q.settleContext(ctx)
+	defer cancel()
+	if err := c.Delete(ctx, lock, framework.Quietly(), framework.Guaranteed()); err != nil {
+		q.log.Warn("queue: deleting an item's lock node failed; the client keeps trying", "node", lock, "err", err)
+	}
+}
+
+// decode returns the items a node's data holds.
+func (q *core[T]) decode(data []byte) ([]T, error) {
+	raw, err := decodeItems(data)
+	if err != nil {
+		return nil, err
+	}
+	values := make([]T, len(raw))
+	for i, b := range raw {
+		v, err := q.cfg.ser.Deserialize(b)
+		if err != nil {
+			return nil, fmt.Errorf("%w: item %d: %w", errCorrupt, i, err)
+		}
+		values[i] = v
+	}
+	return values, nil
+}
+
+// deliver hands a node's items to the Consumer in order, and reports
+// whether one failed. With stopAtFailure it stops at the first failure
+// (the node is requeued whole, as Curator does).
+func (q *core[T]) deliver(ctx context.Context, name string, values []T, stopAtFailure bool) (failed bool) {
+	for i, v := range values {
+		if err := q.cfg.consumer(ctx, v); err != nil {
+			failed = true
+			q.log.Warn("queue: the consumer failed", "node", name, "item", i, "err", err)
+			if stopAtFailure {
+				return true
+			}
+		}
+	}
+	return failed
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
