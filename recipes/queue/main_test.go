@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -77,18 +78,24 @@ func (r *record[T]) got() []T {
 // wait waits until at least n items were recorded.
 func (r *record[T]) wait(t testing.TB, n int) []T {
 	t.Helper()
+	return r.waitFor(t, fmt.Sprintf("%d items", n), func(items []T) bool { return len(items) >= n })
+}
+
+// waitFor waits until done holds for the items recorded.
+func (r *record[T]) waitFor(t testing.TB, what string, done func([]T) bool) []T {
+	t.Helper()
 	ctx := ctxT(t)
 	for {
 		r.mu.Lock()
 		items, ch := slices.Clone(r.items), r.changed
 		r.mu.Unlock()
-		if len(items) >= n {
+		if done(items) {
 			return items
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			t.Fatalf("%d items after a minute, want %d: %v", len(items), n, items)
+			t.Fatalf("no %s after a minute; %d recorded: %v", what, len(items), items)
 		}
 	}
 }
@@ -101,3 +108,5 @@ func (r *record[T]) counts() map[T]int {
 	}
 	return m
 }
+
+func zkharnessCounter() *zkharness.Counter { return zkharness.NewCounter() }

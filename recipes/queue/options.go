@@ -36,6 +36,7 @@ type Option func(*options)
 
 type options struct {
 	lockPath        string
+	lockSet         bool
 	errorMode       ErrorMode
 	errorModeSet    bool
 	maxItems        int // 0: unbounded
@@ -50,7 +51,7 @@ type options struct {
 // an item whose consumer fails or dies is delivered again (at least once).
 // Every consumer of the queue, Java ones too, must use the same lock path.
 // Without it the item is removed before the Consumer runs (at most once).
-func WithLockPath(path string) Option { return func(o *options) { o.lockPath = path } }
+func WithLockPath(path string) Option { return func(o *options) { o.lockPath, o.lockSet = path, true } }
 
 // WithErrorMode sets what a lock-safe queue does with an item whose
 // Consumer returned an error (default Requeue). It needs WithLockPath:
@@ -111,10 +112,12 @@ func newConfig[T any](k kind, client *framework.Client, path string, ser Seriali
 	if k.name == idKind().name && strings.Contains(path, separator) {
 		return bad("an id queue's path cannot contain %q", separator)
 	}
-	if c.lockPath != "" || c.errorModeSet {
+	if c.lockSet {
 		if err := framework.ValidatePath(c.lockPath, false); err != nil {
 			return bad("lock path: %v", err)
 		}
+	} else if c.errorModeSet {
+		return bad("WithErrorMode needs WithLockPath")
 	}
 	switch {
 	case c.lockPath == path || strings.HasPrefix(c.lockPath, path+"/"):
