@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -66,22 +67,27 @@ func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
 	}
 	q.cfg.kind.sort(items)
 	var next time.Duration = -1 // until the first item not yet due
-	for done, name := range items {
+	walk := newWalk(len(items), q.cfg.kind.spread)
+	for done := 0; done < len(items); done++ {
 		if ctx.Err() != nil {
 			return nil
 		}
 		if q.cfg.minBeforeReload >= 0 && done > 0 && done >= q.cfg.minBeforeReload && fired(w) {
 			return nil // a new item may come first; at least one item per listing, so that a busy queue makes progress
 		}
+		name := items[walk.at]
 		if d := time.Duration(q.cfg.kind.due(name)-time.Now().UnixMilli()) * time.Millisecond; d > 0 {
 			if next < 0 || d < next {
 				next = d
 			}
+			walk.step(false)
 			continue
 		}
-		if err := q.take(ctx, name); err != nil {
+		taken, err := q.take(ctx, name)
+		if err != nil {
 			return err
 		}
+		walk.step(!taken)
 	}
 	var due <-chan time.Time
 	if next >= 0 {
@@ -97,6 +103,42 @@ func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
 	return nil
 }
 
+// walk is the order a pass tries the items of its listing in: each once,
+// in order, except that with spread an item found taken by another
+// consumer sends the walk on at a random item not yet tried.
+type walk struct {
+	at     int
+	tried  []bool
+	left   int
+	spread bool
+}
+
+func newWalk(n int, spread bool) *walk { return &walk{tried: make([]bool, n), left: n, spread: spread} }
+
+// step marks the current item tried and moves on; missed says another
+// consumer had it.
+func (w *walk) step(missed bool) {
+	w.tried[w.at] = true
+	if w.left--; w.left == 0 {
+		return
+	}
+	if missed && w.spread {
+		k := rand.IntN(w.left) // the k-th untried item
+		for i := range w.tried {
+			if !w.tried[i] {
+				if k == 0 {
+					w.at = i
+					return
+				}
+				k--
+			}
+		}
+	}
+	for w.tried[w.at] {
+		w.at = (w.at + 1) % len(w.tried)
+	}
+}
+
 // fired reports whether w has fired.
 func fired(w framework.Watch) bool {
 	select {
@@ -107,10 +149,10 @@ func fired(w framework.Watch) bool {
 	}
 }
 
-// take takes one item node: with the lock if the queue is lock-safe. An
-// item another consumer takes first is skipped. The error is one that
-// stops the pass (the connection's, say).
-func (q *core[T]) take(ctx context.Context, name string) error {
+// take takes one item node: with the lock if the queue is lock-safe. It
+// reports false for an item another consumer had or took first. The error
+// is one that ends the pass (the connection's, say).
+func (q *core[T]) take(ctx context.Context, name string) (bool, error) {
 	if q.cfg.lockPath != "" {
 		return q.takeLocked(ctx, name)
 	}
@@ -121,119 +163,154 @@ func (q *core[T]) take(ctx context.Context, name string) error {
 // version read (only one consumer succeeds), and then deliver it. An item
 // whose removal cannot be told (its reply was lost, and another consumer
 // may have removed it) is not delivered, and logged: at most once.
-func (q *core[T]) takePlain(ctx context.Context, name string) error {
+func (q *core[T]) takePlain(ctx context.Context, name string) (bool, error) {
 	c, item := q.cfg.client, framework.JoinPath(q.cfg.path, name)
 	data, stat, err := c.Get(ctx, item)
 	if errors.Is(err, framework.ErrNoNode) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	sctx, cancel := q.settleContext(ctx)
+	// A transaction, so that a removal whose reply was lost reports an
+	// unknown outcome rather than another consumer's NoNode.
 	_, err = c.Txn(sctx, framework.DeleteOp(item, stat.Version))
 	cancel()
 	var te *framework.TxnError
 	switch {
 	case errors.As(err, &te):
-		return nil // another consumer removed it
+		return false, nil // another consumer removed it
 	case errors.Is(err, framework.ErrOutcomeUnknown):
 		q.log.Error("queue: an item's removal may or may not have been applied; it is not delivered, and may be lost", "node", name, "err", err)
-		return nil
+		return false, nil
 	case err != nil:
-		return err
+		return false, err
 	}
 	values, err := q.decode(data)
 	if err != nil {
 		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
-		return nil
+		return true, nil
 	}
 	q.deliver(ctx, name, values, false)
-	return nil
+	return true, nil
 }
 
 // takeLocked is Curator's processWithLockSafety: create the item's lock
 // node (an ephemeral node named after it under the lock path; one that
 // exists means another consumer has the item), read the item, deliver it,
 // and only then remove it (or requeue it, or leave it), and delete the lock
-// node.
-func (q *core[T]) takeLocked(ctx context.Context, name string) error {
+// node. Two transactions save Curator's separate requests: the lock is
+// created only if the item is still there, and the item and its lock are
+// deleted together.
+func (q *core[T]) takeLocked(ctx context.Context, name string) (bool, error) {
 	c := q.cfg.client
 	lock, item := framework.JoinPath(q.cfg.lockPath, name), framework.JoinPath(q.cfg.path, name)
 	_, changed := c.StateChanged()
 	session := c.SessionID()
-	if _, err := c.Create(ctx, lock, nil, framework.WithMode(framework.Ephemeral)); errors.Is(err, framework.ErrNodeExists) {
-		// Ours, if a lost reply made the create be sent again.
-		_, stat, err := c.Exists(ctx, lock)
-		if err != nil || stat == nil || stat.EphemeralOwner != session || c.SessionID() != session {
-			return err
-		}
-	} else if err != nil {
-		return err
+	if ok, err := q.lock(ctx, item, lock, session); !ok || err != nil {
+		return false, err
 	}
-	defer q.unlock(ctx, lock, session)
 	data, _, err := c.Get(ctx, item)
-	if errors.Is(err, framework.ErrNoNode) {
-		return nil // taken and removed before our lock
-	}
-	if err != nil {
-		return err
+	if err != nil || ctx.Err() != nil {
+		q.unlock(ctx, lock, session)
+		if errors.Is(err, framework.ErrNoNode) {
+			return false, nil // removed under our lock: Remove, or a plain consumer
+		}
+		return false, err
 	}
 	values, err := q.decode(data)
 	if err != nil {
 		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
-		return q.remove(ctx, item)
+		q.settle(ctx, item, lock, session)
+		return true, nil
 	}
 	cctx, stop := watchLoss(ctx, c, changed, session)
 	failed := q.deliver(cctx, name, values, q.cfg.errorMode == Requeue)
 	interrupted := cctx.Err() != nil
 	stop()
-	sctx, cancel := q.settleContext(ctx)
-	defer cancel()
 	switch {
 	case failed && interrupted:
 		// Closing, or the lock may be gone: the item stays where it is,
 		// for the next consumer.
 		q.log.Info("queue: a consumer failed as its context ended; the item stays in the queue", "node", name)
-		return nil
+		q.unlock(ctx, lock, session)
 	case failed && q.cfg.errorMode == Requeue:
-		_, err := c.Txn(sctx, framework.DeleteOp(item, -1),
-			framework.CreateOp(framework.JoinPath(q.cfg.path, requeuePrefix(name)), data, framework.PersistentSequential))
-		var te *framework.TxnError
-		if errors.As(err, &te) && errors.Is(err, framework.ErrNoNode) {
-			return nil // removed by another consumer, after our lock was lost
-		}
-		if err != nil {
-			q.log.Warn("queue: requeueing an item failed; it stays in the queue", "node", name, "err", err)
-		}
-		return nil
+		q.settle(ctx, item, lock, session, framework.CreateOp(framework.JoinPath(q.cfg.path, requeuePrefix(name)), data, framework.PersistentSequential))
+	default:
+		q.settle(ctx, item, lock, session)
 	}
-	return q.remove(sctx, item)
+	return true, nil
 }
 
-// remove removes a consumed item; one already gone is fine.
-func (q *core[T]) remove(ctx context.Context, item string) error {
-	ctx, cancel := q.settleContext(ctx)
+// lock creates an item's lock node, if the item is still there. It reports
+// false if the item is gone or another consumer has it.
+func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (bool, error) {
+	c := q.cfg.client
+	// Not ctx: a create in flight when ctx ended could leave the node.
+	sctx, cancel := q.settleContext(ctx)
 	defer cancel()
-	err := q.cfg.client.Delete(ctx, item, framework.Quietly())
-	if err != nil {
-		q.log.Warn("queue: removing a consumed item failed; it will be delivered again", "node", item, "err", err)
+	_, err := c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
+	var te *framework.TxnError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &te):
+		return false, nil // the item is gone, or the lock is another's
+	case !errors.Is(err, framework.ErrOutcomeUnknown):
+		return false, err
 	}
-	return nil
+	// A lost reply: the lock node is ours if our session made it.
+	_, stat, err := c.Exists(sctx, lock)
+	if err != nil || stat == nil || stat.EphemeralOwner != session || c.SessionID() != session {
+		return false, err
+	}
+	return true, nil
+}
+
+// settle removes a taken item and its lock node in one transaction, with
+// more ops if given (a requeued copy). If the lock's session is gone, the
+// lock with it, it removes the item alone; if the transaction fails, it
+// deletes what is left one by one (an item already gone is fine).
+func (q *core[T]) settle(ctx context.Context, item, lock string, session int64, more ...framework.Op) {
+	c := q.cfg.client
+	sctx, cancel := q.settleContext(ctx)
+	defer cancel()
+	ops := append([]framework.Op{framework.DeleteOp(item, -1)}, more...)
+	if c.SessionID() == session {
+		ops = append(ops, framework.DeleteOp(lock, -1))
+	}
+	_, err := c.Txn(sctx, ops...)
+	if err == nil {
+		return
+	}
+	var te *framework.TxnError
+	if len(more) > 0 && !(errors.As(err, &te) && te.Index == 0) {
+		// Requeue as Curator does, without the lock in the transaction.
+		_, err = c.Txn(sctx, append([]framework.Op{framework.DeleteOp(item, -1)}, more...)...)
+	}
+	if err != nil && !(errors.As(err, &te) && te.Index == 0) {
+		if len(more) > 0 {
+			q.log.Warn("queue: requeueing an item failed; it stays in the queue", "node", item, "err", err)
+		} else if err := c.Delete(sctx, item, framework.Quietly()); err != nil {
+			q.log.Warn("queue: removing a consumed item failed; it will be delivered again", "node", item, "err", err)
+		}
+	}
+	q.unlock(ctx, lock, session)
 }
 
 // unlock deletes an item's lock node, unless the session that made it is
 // gone (and the node with it: a node at that path now is another
 // consumer's). A delete that fails on the connection is retried in the
-// background while the session may live.
+// background while the client is open.
 func (q *core[T]) unlock(ctx context.Context, lock string, session int64) {
 	c := q.cfg.client
 	if c.SessionID() != session {
 		return
 	}
-	ctx, cancel := q.settleContext(ctx)
+	sctx, cancel := q.settleContext(ctx)
 	defer cancel()
-	if err := c.Delete(ctx, lock, framework.Quietly(), framework.Guaranteed()); err != nil {
+	if err := c.Delete(sctx, lock, framework.Quietly(), framework.Guaranteed()); err != nil {
 		q.log.Warn("queue: deleting an item's lock node failed; the client keeps trying", "node", lock, "err", err)
 	}
 }

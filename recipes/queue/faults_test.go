@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,14 +18,37 @@ import (
 	"github.com/gocurator/curator/zkharness"
 )
 
-// behindProxy returns a client through a fault proxy and one straight to
-// the server, in one namespace.
-func behindProxy(t *testing.T, opts ...framework.Option) (*zkharness.Proxy, *framework.Client, *framework.Client) {
+// behindProxy returns a client through a fault proxy, a channel closed
+// when that client's connection is first suspended (the proxy cut it), and
+// a client straight to the server, in one namespace.
+func behindProxy(t *testing.T, opts ...framework.Option) (*zkharness.Proxy, <-chan struct{}, *framework.Client, *framework.Client) {
 	t.Helper()
 	ns := recipestest.Namespace(t)
 	proxy := recipestest.StartProxy(t, server.Addr())
 	opts = append([]framework.Option{framework.WithNamespace(ns)}, opts...)
-	return proxy, recipestest.NewClient(t, proxy.Addr(), opts...), recipestest.NewClient(t, server.ConnectString(), opts...)
+	c := recipestest.NewClient(t, proxy.Addr(), opts...)
+	cut := make(chan struct{})
+	var once sync.Once
+	remove, err := c.AddConnectionStateListener(func(s listener.ConnectionState) {
+		if s == listener.Suspended {
+			once.Do(func() { close(cut) })
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remove)
+	return proxy, cut, c, recipestest.NewClient(t, server.ConnectString(), opts...)
+}
+
+// waitCut waits until the proxy has cut the connection: the fault fired.
+func waitCut(t *testing.T, cut <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-cut:
+	case <-ctxT(t).Done():
+		t.Fatal("the proxy's fault never fired")
+	}
 }
 
 // waitEmpty waits until the queue and the lock path have no child.
@@ -39,21 +63,22 @@ func waitEmpty(t *testing.T, c *framework.Client, paths ...string) {
 	})
 }
 
-// The lock node's create commits but its reply is lost: the create sent
-// again finds the node, which is the consumer's own (its session's), so the
-// consumer goes on with the item; it is consumed once, and no lock node is
-// left.
+// The lock node's create commits but its reply is lost: the transaction
+// sent again finds the node, which is the consumer's own (its session's),
+// so the consumer goes on with the item; it is consumed once, and no lock
+// node is left.
 func TestLostLockCreateReply(t *testing.T) {
 	recipestest.LeakCheck(t)
-	proxy, cons, prod := behindProxy(t)
+	proxy, cut, cons, prod := behindProxy(t)
 	ctx := ctxT(t)
 	p := startQueue(t, prod, "/q", nil)
 	r := newRecord[string]()
 	startQueue(t, cons, "/q", recorder(r), queue.WithLockPath("/locks"))
-	proxy.DropAfter(zkharness.OpCreate) // the consumer's next create is the item's lock
+	proxy.DropAfter(zkharness.OpMulti) // the consumer's next transaction checks the item and creates its lock
 	if err := p.Put(ctx, "x"); err != nil {
 		t.Fatal(err)
 	}
+	waitCut(t, cut)
 	r.wait(t, 1)
 	waitEmpty(t, prod, "/q", "/locks")
 	if got := r.got(); len(got) != 1 {
@@ -62,11 +87,11 @@ func TestLostLockCreateReply(t *testing.T) {
 }
 
 // The reply to the item's removal after its Consumer returned is lost:
-// the delete sent again finds the item gone, which is no error; the item
+// the removal sent again finds the item gone, which is no error; the item
 // is consumed once, and nothing is left.
 func TestLostItemDeleteReply(t *testing.T) {
 	recipestest.LeakCheck(t)
-	proxy, cons, prod := behindProxy(t)
+	proxy, cut, cons, prod := behindProxy(t)
 	ctx := ctxT(t)
 	p := startQueue(t, prod, "/q", nil)
 	r := newRecord[string]()
@@ -83,8 +108,9 @@ func TestLostItemDeleteReply(t *testing.T) {
 		kids := children(t, prod, "/locks")
 		return len(kids) == 1, fmt.Sprint(kids)
 	})
-	proxy.DropAfter(zkharness.OpDelete) // the item's removal
+	proxy.DropAfter(zkharness.OpMulti) // the item's removal, with its lock's
 	close(armed)
+	waitCut(t, cut)
 	waitEmpty(t, prod, "/q", "/locks")
 	if err := p.Put(ctx, "y"); err != nil {
 		t.Fatal(err)
@@ -102,7 +128,7 @@ func TestLostItemDeleteReply(t *testing.T) {
 func TestPlainLostRemovalReplyIsNotDelivered(t *testing.T) {
 	recipestest.LeakCheck(t)
 	logger, logged := recipestest.LogSignal("may be lost")
-	proxy, cons, prod := behindProxy(t, framework.WithLogger(logger))
+	proxy, cut, cons, prod := behindProxy(t, framework.WithLogger(logger))
 	ctx := ctxT(t)
 	p := startQueue(t, prod, "/q", nil)
 	r := newRecord[string]()
@@ -111,6 +137,7 @@ func TestPlainLostRemovalReplyIsNotDelivered(t *testing.T) {
 	if err := p.Put(ctx, "x"); err != nil {
 		t.Fatal(err)
 	}
+	waitCut(t, cut)
 	select {
 	case <-logged:
 	case <-ctx.Done():
@@ -200,13 +227,14 @@ func TestSessionExpiryWhileIdle(t *testing.T) {
 // lost.
 func TestLostPutReply(t *testing.T) {
 	recipestest.LeakCheck(t)
-	proxy, prod, other := behindProxy(t)
+	proxy, cut, prod, other := behindProxy(t)
 	ctx := ctxT(t)
 	p := startQueue(t, prod, "/q", nil)
 	proxy.DropAfter(zkharness.OpCreate)
 	if err := p.Put(ctx, "x"); err != nil {
 		t.Fatalf("Put across a lost reply: %v", err)
 	}
+	waitCut(t, cut)
 	if kids := children(t, other, "/q"); len(kids) < 1 || len(kids) > 2 {
 		t.Fatalf("queue %v, want the item once or twice", kids)
 	}

@@ -124,3 +124,33 @@ func TestSortOrders(t *testing.T) {
 		t.Errorf("delay order %v", ds)
 	}
 }
+
+// A walk tries every item once: in order while nothing is missed, and
+// from a random untried item after a miss when it spreads.
+func TestWalk(t *testing.T) {
+	for _, spread := range []bool{false, true} {
+		for n := 1; n < 40; n++ {
+			w := newWalk(n, spread)
+			seen := make([]bool, n)
+			var order []int
+			for i := range n {
+				if seen[w.at] {
+					t.Fatalf("spread %v, n %d: item %d tried twice (order %v)", spread, n, w.at, order)
+				}
+				seen[w.at] = true
+				order = append(order, w.at)
+				w.step(i%3 == 1) // a miss now and then
+			}
+			if !spread && !slices.IsSorted(order) {
+				t.Fatalf("a walk without spread went out of order: %v", order)
+			}
+		}
+		w := newWalk(5, spread)
+		for i := range 5 {
+			if w.at != i {
+				t.Fatalf("spread %v: with no miss, item %d came %d-th", spread, w.at, i)
+			}
+			w.step(false)
+		}
+	}
+}

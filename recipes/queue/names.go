@@ -29,11 +29,22 @@ type kind struct {
 	// refresh: after minItems items the consumer lists the queue again if
 	// it changed (Curator's refreshOnWatch).
 	refresh bool
+	// spread: a consumer that finds an item taken by another goes on at
+	// a random item of its listing rather than the next, so that
+	// consumers of one queue spread over it instead of contending for
+	// each item in turn. Only for kinds without an order beyond first in,
+	// first out, which a single consumer (that never finds an item taken)
+	// keeps.
+	spread bool
 }
 
 // The kinds of the queue types.
-func fifoKind() kind { return kind{name: "queue", sort: slices.Sort[[]string], due: notDelayed} }
-func idKind() kind   { return kind{name: "id queue", sort: sortByCleanedName, due: notDelayed} }
+func fifoKind() kind {
+	return kind{name: "queue", sort: slices.Sort[[]string], due: notDelayed, spread: true}
+}
+func idKind() kind {
+	return kind{name: "id queue", sort: sortByCleanedName, due: notDelayed, spread: true}
+}
 func priorityKind() kind {
 	return kind{name: "priority queue", sort: slices.Sort[[]string], due: notDelayed, refresh: true}
 }
