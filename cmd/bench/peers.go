@@ -27,7 +27,7 @@ const curatorJar = "/usr/share/java/curator-recipes.jar" // Debian's libcurator-
 func peers() []peer {
 	return []peer{
 		{"curator", func(w string) bool { return w != "memory" }, runCurator},
-		{"kazoo", func(w string) bool { return w != "memory" }, runKazoo},
+		{"kazoo", func(w string) bool { return w != "memory" && w != "queue" }, runKazoo}, // Kazoo's queues are not Curator's
 	}
 }
 

@@ -68,12 +68,16 @@ func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
 	q.cfg.kind.sort(items)
 	var next time.Duration = -1 // until the first item not yet due
 	walk := newWalk(len(items), q.cfg.kind.spread)
+	misses := 0 // in a row
 	for done := 0; done < len(items); done++ {
 		if ctx.Err() != nil {
 			return nil
 		}
 		if q.cfg.minBeforeReload >= 0 && done > 0 && done >= q.cfg.minBeforeReload && fired(w) {
 			return nil // a new item may come first; at least one item per listing, so that a busy queue makes progress
+		}
+		if misses >= 2 && fired(w) {
+			return nil // the listing is going stale: other consumers are taking its items
 		}
 		name := items[walk.at]
 		if d := time.Duration(q.cfg.kind.due(name)-time.Now().UnixMilli()) * time.Millisecond; d > 0 {
@@ -86,6 +90,9 @@ func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
 		taken, err := q.take(ctx, name)
 		if err != nil {
 			return err
+		}
+		if misses++; taken {
+			misses = 0
 		}
 		walk.step(!taken)
 	}
