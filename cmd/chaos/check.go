@@ -55,7 +55,9 @@ type finding struct {
 
 // checkInput is everything the checker reads.
 type checkInput struct {
-	lockPath, logPath string
+	workload             string // lock or queue
+	queuePath, queueMode string // the queue workload's
+	lockPath, logPath    string
 	workers           int
 	logs              []logSet
 	events            []event
@@ -109,6 +111,9 @@ func check(in checkInput) *report {
 	v, s, notes := newTally(), newTally(), newTally()
 	for _, f := range in.extra {
 		v.add(f.kind, "%s", f.what)
+	}
+	if in.workload == "queue" {
+		return checkQueueRun(in, m, h, v, s, notes)
 	}
 
 	holds, order := groupHolds(in.events)

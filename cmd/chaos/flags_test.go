@@ -29,6 +29,8 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--faults", ","}, "no fault"},
 		{[]string{"--workers", "0"}, "--workers"},
 		{[]string{"--policy", "lenient"}, "--policy"},
+		{[]string{"--workload", "barrier"}, "--workload"},
+		{[]string{"--queue-mode", "exactly-once"}, "--queue-mode"},
 		{[]string{"--session", "-1s"}, "positive"},
 		{[]string{"extra"}, "unexpected argument"},
 	} {
