@@ -58,13 +58,13 @@ type checkInput struct {
 	workload             string // lock or queue
 	queuePath, queueMode string // the queue workload's
 	lockPath, logPath    string
-	workers           int
-	logs              []logSet
-	events            []event
-	views             []serverView
-	lastFaultEnd      time.Time
-	killed            map[[2]int]time.Time // worker incarnations killed by a fault
-	extra             []finding            // found while running
+	workers              int
+	logs                 []logSet
+	events               []event
+	views                []serverView
+	lastFaultEnd         time.Time
+	killed               map[[2]int]time.Time // worker incarnations killed by a fault
+	extra                []finding            // found while running
 }
 
 // holdKey names one hold: worker, incarnation, hold number.
