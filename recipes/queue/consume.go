@@ -259,6 +259,15 @@ func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (b
 	defer cancel()
 	_, err := c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
 	var te *framework.TxnError
+	if errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode) {
+		// The lock path is gone (deleted by hand?): make it again, as
+		// Start did, and try once more.
+		q.log.Warn("queue: the lock path does not exist; creating it", "lock path", q.cfg.lockPath)
+		if _, err := c.Create(sctx, q.cfg.lockPath, nil, framework.WithContainerParents()); err != nil && !errors.Is(err, framework.ErrNodeExists) {
+			return false, err
+		}
+		_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
+	}
 	switch {
 	case err == nil:
 		return true, nil

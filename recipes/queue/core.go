@@ -156,7 +156,8 @@ func (q *core[T]) put(ctx context.Context, prefix string, items []T) error {
 	return err
 }
 
-// waitBelowMax waits until the queue has fewer than maxItems nodes.
+// waitBelowMax waits until the queue has fewer than maxItems nodes, ctx
+// ends, or the queue closes.
 func (q *core[T]) waitBelowMax(ctx context.Context) error {
 	kids, _, err := q.cfg.client.Children(ctx, q.cfg.path)
 	for err == nil && len(kids) >= q.cfg.maxItems {
@@ -165,8 +166,15 @@ func (q *core[T]) waitBelowMax(ctx context.Context) error {
 		if err != nil || len(kids) < q.cfg.maxItems {
 			break
 		}
-		if _, err = w.Wait(ctx); err != nil {
-			return err
+		q.mu.Lock()
+		life := q.ctx
+		q.mu.Unlock()
+		select {
+		case <-w.C():
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-life.Done():
+			return fmt.Errorf("%w: %s %s", ErrClosed, q.cfg.kind.name, q.cfg.path)
 		}
 	}
 	return err

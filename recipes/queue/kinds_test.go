@@ -13,6 +13,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/queue"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // Simple: offers come back in order; Peek leaves the head, Poll takes it;
@@ -326,7 +327,7 @@ func TestDelayQueue(t *testing.T) {
 // order fail with ErrNotStarted, ErrAlreadyStarted and ErrClosed.
 func TestBadInputSendsNothing(t *testing.T) {
 	recipestest.LeakCheck(t)
-	counter := zkharnessCounter()
+	counter := zkharness.NewCounter()
 	c := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(recipestest.Namespace(t)), framework.WithDialer(counter.Dialer(nil)))
 	ctx := ctxT(t)
 	before := counter.Requests()

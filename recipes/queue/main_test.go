@@ -108,5 +108,3 @@ func (r *record[T]) counts() map[T]int {
 	}
 	return m
 }
-
-func zkharnessCounter() *zkharness.Counter { return zkharness.NewCounter() }

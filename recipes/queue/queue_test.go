@@ -11,6 +11,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/queue"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // startQueue makes and starts a Queue[string], closed when the test ends.
@@ -306,6 +307,49 @@ func TestQueueMaxItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := r.wait(t, 3); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Fatalf("consumed %v", got)
+	}
+	// A Put waiting for room returns when the queue closes.
+	counter := zkharness.NewCounter()
+	pc := recipestest.NewClient(t, server.ConnectString(), framework.WithDialer(counter.Dialer(nil)))
+	full := startQueue(t, pc, "/full-"+recipestest.Namespace(t), nil, queue.WithMaxItems(1))
+	if err := full.Put(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	lists := counter.RequestsOf(zkharness.OpGetChildren2)
+	go func() { put <- full.Put(ctx, "y") }()
+	recipestest.Eventually(t, "the put to list the full queue with a watch", func() (bool, string) {
+		n := counter.RequestsOf(zkharness.OpGetChildren2) - lists
+		return n == 2, fmt.Sprint(n, " listings")
+	})
+	full.Close()
+	if err := <-put; !errors.Is(err, queue.ErrClosed) {
+		t.Fatalf("a waiting Put when its queue closed: %v, want ErrClosed", err)
+	}
+}
+
+// The lock path deleted under a lock-safe consumer is made again: items go
+// on being consumed.
+func TestQueueLockPathRecreated(t *testing.T) {
+	recipestest.LeakCheck(t)
+	logger, logged := recipestest.LogSignal("the lock path does not exist")
+	cs := clients(t, 1, framework.WithLogger(logger))
+	ctx := ctxT(t)
+	r := newRecord[string]()
+	q := startQueue(t, cs[0], "/q", recorder(r), queue.WithLockPath("/locks"))
+	if err := q.Put(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t, 1)
+	waitEmpty(t, cs[0], "/q", "/locks")
+	if err := cs[0].Delete(ctx, "/locks"); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Put(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	<-logged
+	if got := r.wait(t, 2); got[1] != "b" {
 		t.Fatalf("consumed %v", got)
 	}
 }
