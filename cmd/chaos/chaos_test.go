@@ -54,7 +54,6 @@ func TestChaosShort(t *testing.T) {
 		seed:     uint64(time.Now().UnixNano()),
 		lockPath: "/chaos/lock", logPath: "/chaos/log",
 		txnTimeout: time.Second,
-		workload:   "lock",
 	}
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))

@@ -213,6 +213,10 @@ func (h *harness) startWorker(id, inc int) error {
 	for i, p := range h.proxies {
 		addrs[i] = p.Addr()
 	}
+	workload := h.cfg.workload
+	if workload == "" {
+		workload = "lock"
+	}
 	policy := h.cfg.policy
 	if policy == "mixed" { // odd workers lose their hold on a suspension, even ones only on session loss
 		policy = map[bool]string{true: "standard", false: "session"}[id%2 == 1]
@@ -222,7 +226,7 @@ func (h *harness) startWorker(id, inc int) error {
 		lockPath: h.cfg.lockPath, logPath: h.cfg.logPath, session: h.cfg.session, policy: policy,
 		writes: h.cfg.writes, txnTimeout: h.cfg.txnTimeout, acquireTimeout: 30 * time.Second, releaseTimeout: 10 * time.Second,
 		gap: 20 * time.Millisecond, idle: 50 * time.Millisecond, verbose: h.cfg.verbose,
-		workload: h.cfg.workload, queuePath: h.cfg.queuePath, queueMode: h.cfg.queueMode,
+		workload: workload, queuePath: h.cfg.queuePath, queueMode: h.cfg.queueMode,
 	}
 	stderr, err := os.Create(filepath.Join(h.cfg.dir, fmt.Sprintf("w%d.%d.stderr", id, inc)))
 	if err != nil {

@@ -23,6 +23,7 @@ const (
 	noteAbandoned   = "abandoned_on_context_end"   // a lock-safe consumer gave an item up as its context ended
 	noteCorrupt     = "item_nodes_not_in_format"   // item nodes whose data is not one item in Curator's format
 	noteLockOther   = "lock_node_deleted_by_other" // a lock node deleted by a session other than its own
+	notePutUndone   = "put_undone"                 // a Put that returned an error, whose node its own session deleted (the client's undo of a create its caller gave up on)
 )
 
 // queueItem is one item node's life in the committed history.
@@ -30,6 +31,7 @@ type queueItem struct {
 	Path      string
 	Name      string
 	Zxid      int64
+	Session   int64  // the creator's
 	Item      string // the one item it holds, in Curator's format
 	Deleted   int64
 	DeletedBy int64
@@ -47,7 +49,7 @@ func replayQueue(txns []txn, queuePath string) (items []*queueItem, corrupt int)
 				if !ok {
 					corrupt++
 				}
-				it := &queueItem{Path: op.Path, Name: op.Path[len(queuePath)+1:], Zxid: t.Zxid, Item: item}
+				it := &queueItem{Path: op.Path, Name: op.Path[len(queuePath)+1:], Zxid: t.Zxid, Session: t.Session, Item: item}
 				items = append(items, it)
 				byPath[op.Path] = it
 			case op.Type == txnDelete:
@@ -86,6 +88,7 @@ func checkQueueRun(in checkInput, m merged, h *replay, v, s, notes *tally) *repo
 	}
 	consumed := make(map[string][]*event)
 	var puts []*event
+	putFailed := make(map[string]bool)
 	for i := range in.events {
 		ev := &in.events[i]
 		switch ev.Ev {
@@ -93,6 +96,7 @@ func checkQueueRun(in checkInput, m merged, h *replay, v, s, notes *tally) *repo
 			consumed[ev.Data] = append(consumed[ev.Data], ev)
 		case evPut:
 			puts = append(puts, ev)
+			putFailed[ev.Data] = ev.Outcome != outOK
 		case evAbandoned:
 			notes.add(noteAbandoned, "%s gave %s up: %s", holderName(ev.Worker, ev.Inc), ev.Data, ev.Err)
 		}
@@ -111,9 +115,15 @@ func checkQueueRun(in checkInput, m merged, h *replay, v, s, notes *tally) *repo
 		ns, evs := nodes[item], consumed[item]
 		removed := 0
 		for _, it := range ns {
-			if it.Deleted != 0 {
+			switch {
+			case it.Deleted != 0 && it.DeletedBy == it.Session && putFailed[item] && len(evs) == 0:
+				// The Put gave up (its context ended) and the client deleted
+				// the node it had made after all: never in the queue for
+				// the caller, who was told the put failed.
+				notes.add(notePutUndone, "item %s: node %s created at zxid %#x and deleted by its own session at %#x; the Put returned an error", item, it.Name, it.Zxid, it.Deleted)
+			case it.Deleted != 0:
 				removed++
-			} else {
+			default:
 				v.add(vItemsLeft, "%s (item %s, zxid %#x) is still in the queue after the drain", it.Path, item, it.Zxid)
 			}
 		}

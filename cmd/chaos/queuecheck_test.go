@@ -138,3 +138,26 @@ func TestQueueCheckOthers(t *testing.T) {
 	s.take(22, 2, a, "w1.1-late") // worker 1 consumed nothing after the faults
 	wantOnly(t, s.checkQueue(t, "lock-safe"), vPutAckMissing, vItemsLeft, vUnknownItem, vRawError, vNoProgress)
 }
+
+// A Put that gave up while its create was in flight: the client deletes
+// the node it made after all, from the same session. The item was never
+// in the queue for its caller, who was told the put failed: not a loss.
+func TestQueueCheckUndonePut(t *testing.T) {
+	s := &scenario{}
+	a := s.put(11, 1, "w1.1-1", false)
+	s.ev(event{Ev: evPut, Worker: 1, Data: "w1.1-1", Outcome: outError, Err: "create: context deadline exceeded", Kind: "context.DeadlineExceeded"})
+	s.del(11, queueDir+"/"+a)
+	s.progress()
+	r := s.checkQueue(t, "lock-safe")
+	wantOnly(t, r)
+	if r.Notes[notePutUndone] != 1 {
+		t.Errorf("notes %v, want one %s", r.Notes, notePutUndone)
+	}
+	// Deleted by another session with no consumer's report: lost.
+	s = &scenario{}
+	a = s.put(11, 1, "w1.1-1", false)
+	s.ev(event{Ev: evPut, Worker: 1, Data: "w1.1-1", Outcome: outError, Err: "create: context deadline exceeded", Kind: "context.DeadlineExceeded"})
+	s.del(22, queueDir+"/"+a)
+	s.progress()
+	wantOnly(t, s.checkQueue(t, "lock-safe"), vItemLost)
+}

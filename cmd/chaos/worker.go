@@ -89,7 +89,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 		return c, fmt.Errorf("chaos worker: --policy %q: want standard or session", c.policy)
 	case c.workload != "lock" && c.workload != "queue":
 		return c, fmt.Errorf("chaos worker: --workload %q: want lock or queue", c.workload)
-	case c.queueMode != "lock-safe" && c.queueMode != "plain":
+	case c.workload == "queue" && c.queueMode != "lock-safe" && c.queueMode != "plain":
 		return c, fmt.Errorf("chaos worker: --queue-mode %q: want lock-safe or plain", c.queueMode)
 	case c.writes < 0 || c.session <= 0 || c.txnTimeout <= 0 || c.acquireTimeout <= 0 || c.releaseTimeout <= 0 || c.gap < 0 || c.idle < 0:
 		return c, errors.New("chaos worker: counts and durations must not be negative")
