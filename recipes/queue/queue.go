@@ -45,7 +45,10 @@ func (q *Queue[T]) Close() error { return q.c.close() }
 // Put adds an item at the end of the queue (in the foreground: Curator's
 // default background put is a Put in a goroutine). With WithMaxItems it
 // first waits for room. As with Curator, a put whose reply the connection
-// lost is sent again, and may add the item twice.
+// lost is sent again, and may add the item twice. If ctx ends while the
+// create is in flight, Put returns ctx's error and the client deletes the
+// node if it was made after all; a consumer may have taken the item in
+// that moment.
 func (q *Queue[T]) Put(ctx context.Context, item T) error {
 	return q.c.put(ctx, itemPrefix, []T{item})
 }
