@@ -32,6 +32,7 @@ type javaPeer struct {
 	stdin   io.WriteCloser
 	replies chan string
 	items   *record[delivery]
+	holding *record[string] // items a Java consumer holds, waiting for "release"
 	done    chan struct{}
 }
 
@@ -65,7 +66,7 @@ func startJava(t *testing.T, ns string) *javaPeer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &javaPeer{t: t, cmd: cmd, stdin: stdin, replies: make(chan string, 1), items: newRecord[delivery](), done: make(chan struct{})}
+	p := &javaPeer{t: t, cmd: cmd, stdin: stdin, replies: make(chan string, 1), items: newRecord[delivery](), holding: newRecord[string](), done: make(chan struct{})}
 	ready := make(chan string, 1)
 	go func() {
 		defer close(p.done)
@@ -77,6 +78,8 @@ func startJava(t *testing.T, ns string) *javaPeer {
 			case first:
 				ready <- line
 				first = false
+			case strings.HasPrefix(line, "holding "):
+				p.holding.add(strings.Fields(line)[2])
 			case strings.HasPrefix(line, "item "):
 				f := strings.Fields(line)
 				at, _ := strconv.ParseInt(f[3], 10, 64)
@@ -235,23 +238,31 @@ func TestInteropWithCurator(t *testing.T) {
 			t.Fatalf("Go consumed %v, want %v", got, want)
 		}
 
-		// Mixed: two Go consumers (one already running) and two Java ones,
-		// items from both languages, put while they consume.
+		// Mixed: two Go consumers and two Java ones, items from both
+		// languages, a batch queued before they start and the rest put
+		// while they consume.
 		cons.Close()
-		// Each consumer fails each of the two items the first time it is
-		// given it (the Go ones share that memory): the item is requeued,
-		// and comes again, to either side.
 		n = len(java.items.got())
-		goFails := map[string]bool{"g-fail": true, "j-fail": true}
-		startQueue(t, c2, "/q", goConsumer("g2", goFails), queue.WithLockPath("/locks"))
-		startQueue(t, newGo(t), "/q", goConsumer("g3", goFails), queue.WithLockPath("/locks"))
-		java.do(t, "consume 2 queue /q /locks g-fail,j-fail")
-		java.do(t, "consume 3 queue /q /locks g-fail,j-fail")
 		want = []string{"g-fail", "j-fail", "gm-a", "gm-b", "jm-a", "jm-b"}
 		if err := prod.Put(ctx, "g-fail"); err != nil {
 			t.Fatal(err)
 		}
 		java.do(t, "put queue /q - j-fail")
+		for i := range 10 {
+			if err := prod.Put(ctx, fmt.Sprint("gb", i)); err != nil {
+				t.Fatal(err)
+			}
+			java.do(t, "put queue /q - jb%d", i)
+			want = append(want, fmt.Sprint("gb", i), fmt.Sprint("jb", i))
+		}
+		// Each consumer fails each of the two -fail items the first time it
+		// is given it (the Go ones share that memory): the item is
+		// requeued, and comes again, to either side.
+		goFails := map[string]bool{"g-fail": true, "j-fail": true}
+		java.do(t, "consume 2 queue /q /locks g-fail,j-fail")
+		java.do(t, "consume 3 queue /q /locks g-fail,j-fail")
+		startQueue(t, c2, "/q", goConsumer("g2", goFails), queue.WithLockPath("/locks"))
+		startQueue(t, newGo(t), "/q", goConsumer("g3", goFails), queue.WithLockPath("/locks"))
 		for i := range 25 {
 			if err := prod.Put(ctx, fmt.Sprint("gx", i)); err != nil {
 				t.Fatal(err)
@@ -313,6 +324,70 @@ func TestInteropWithCurator(t *testing.T) {
 				}
 			}
 		}))
+	})
+
+	// Lock nodes exclude across languages, told apart from timing: while a
+	// Go consumer holds an item, a Java consumer takes the item behind it
+	// and never that one; then the reverse.
+	t.Run("lock-exclusion", func(t *testing.T) {
+		c1, c2 := newGo(t), newGo(t)
+		ctx := ctxT(t)
+		prod := startQueue(t, c1, "/excl", nil)
+		inside, release := make(chan struct{}), make(chan struct{})
+		holder := startQueue(t, c2, "/excl", func(ctx context.Context, item string) error {
+			if item == "g-held" {
+				close(inside)
+				<-release
+			}
+			java.items.add(delivery{by: "g8", item: item, at: time.Now().UnixMilli()})
+			return nil
+		}, queue.WithLockPath("/excl-locks"))
+		if err := prod.Put(ctx, "g-held"); err != nil {
+			t.Fatal(err)
+		}
+		<-inside // the Go consumer holds g-held (its lock node exists)
+		if err := prod.Put(ctx, "g-next"); err != nil {
+			t.Fatal(err)
+		}
+		n := len(java.items.got())
+		java.do(t, "consume 8 queue /excl /excl-locks -")
+		java.items.waitFor(t, "Java to take g-next", func(ds []delivery) bool {
+			return slices.ContainsFunc(ds[n:], func(d delivery) bool { return d.item == "g-next" })
+		})
+		java.do(t, "stop 8")
+		close(release)
+		java.items.waitFor(t, "the Go consumer to finish g-held", func(ds []delivery) bool {
+			return slices.ContainsFunc(ds[n:], func(d delivery) bool { return d.item == "g-held" })
+		})
+		for _, d := range since(n) {
+			if d.item == "g-held" && d.by != "g8" {
+				t.Errorf("%s took g-held while the Go consumer held it", d.by)
+			}
+		}
+		waitEmpty(t, c1, "/excl", "/excl-locks")
+		holder.Close()
+
+		// The reverse: a Java consumer holds j-held.
+		n = len(java.items.got())
+		java.do(t, "consume 9 queue /excl /excl-locks - j-held")
+		java.do(t, "put queue /excl - j-held")
+		java.holding.waitFor(t, "the Java consumer to hold j-held", func(h []string) bool { return slices.Contains(h, "j-held") })
+		java.do(t, "put queue /excl - j-next")
+		goSaw := newRecord[string]()
+		gq := startQueue(t, newGo(t), "/excl", recorder(goSaw), queue.WithLockPath("/excl-locks"))
+		if got := goSaw.wait(t, 1); got[0] != "j-next" {
+			t.Fatalf("the Go consumer took %v while Java held j-held", got)
+		}
+		gq.Close()
+		java.do(t, "release j-held")
+		java.items.waitFor(t, "Java to finish j-held", func(ds []delivery) bool {
+			return slices.ContainsFunc(ds[n:], func(d delivery) bool { return d.item == "j-held" })
+		})
+		java.do(t, "stop 9")
+		if got := goSaw.got(); len(got) != 1 {
+			t.Fatalf("the Go consumer took %v, want j-next only", got)
+		}
+		waitEmpty(t, c1, "/excl", "/excl-locks")
 	})
 
 	// No lock: Go and Java consumers on one queue never deliver an item

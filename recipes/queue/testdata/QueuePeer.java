@@ -11,11 +11,14 @@
 //                                               arg: "-", the id, the priority, or the due epoch in ms
 //   putmulti <kind> <path> <arg> <item,item,..> putMulti (queue, priority, delay)
 //   remove <path> <lockpath|-> <id>             DistributedIdQueue.remove; answers "ok <count>"
-//   consume <h> <kind> <path> <lockpath|-> <fail,..|->
+//   consume <h> <kind> <path> <lockpath|-> <fail,..|-> [<hold,..>]
 //                                               starts a consumer (handle h); each item it is given is
 //                                               printed as "item <h> <item> <epoch ms> ok", or with "fail"
 //                                               for an item in the fail list, which throws the first time
-//                                               this consumer is given it
+//                                               this consumer is given it; an item in the hold list is
+//                                               printed as "holding <h> <item>", and the consumer then waits
+//                                               for "release <item>" before it returns
+//   release <item>                              lets a consumer holding item return
 //   stop <h>                                    closes consumer h
 //
 // Producers put in Curator's default way (in the background) and flushPuts before answering, so
@@ -114,7 +117,8 @@ public class QueuePeer {
                     q.close();
                 }
             }
-            case "consume": return consume(f[1], f[2], f[3], f[4], f[5]);
+            case "consume": return consume(f[1], f[2], f[3], f[4], f[5], f.length > 6 ? f[6] : "");
+            case "release": release(f[1]).countDown(); return "ok";
             case "stop": consumers.remove(f[1]).close(); return "ok";
             default: throw new IllegalArgumentException(f[0]);
         }
@@ -169,10 +173,21 @@ public class QueuePeer {
         return "ok";
     }
 
-    static String consume(String h, String kind, String path, String lockPath, String fails) throws Exception {
+    static final Map<String, java.util.concurrent.CountDownLatch> releases = new java.util.concurrent.ConcurrentHashMap<>();
+
+    static java.util.concurrent.CountDownLatch release(String item) {
+        return releases.computeIfAbsent(item, k -> new java.util.concurrent.CountDownLatch(1));
+    }
+
+    static String consume(String h, String kind, String path, String lockPath, String fails, String holds) throws Exception {
         Set<String> failFirst = new HashSet<>(fails.equals("-") ? List.of() : Arrays.asList(fails.split(",")));
+        Set<String> hold = new HashSet<>(holds.isEmpty() ? List.of() : Arrays.asList(holds.split(",")));
         QueueConsumer<String> c = new QueueConsumer<String>() {
             public void consumeMessage(String item) throws Exception {
+                if (hold.contains(item)) {
+                    say("holding " + h + " " + item);
+                    release(item).await();
+                }
                 long at = System.currentTimeMillis();
                 boolean fail = failFirst.remove(item);
                 say("item " + h + " " + item + " " + at + (fail ? " fail" : " ok"));
