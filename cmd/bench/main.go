@@ -9,9 +9,12 @@
 // count (recipes/shared's Count) by 8 clients, each a versioned
 // compare-and-set retried on a conflict, against the floor (getData, then
 // setData at its version), Curator's SharedCount and Kazoo's get and
-// set at the version; and, with --workloads atomic, the same increments of
-// a 64-bit count by recipes/atomic's Int64, against the floor and Curator's
-// DistributedAtomicLong.
+// set at the version; with --workloads atomic, the same increments of a
+// 64-bit count by recipes/atomic's Int64, against the floor and Curator's
+// DistributedAtomicLong; and with --workloads queue, items per second
+// through a lock-safe queue (recipes/queue's Queue) from 1 producer to 4
+// consumers, against the floor (Curator's protocol in the fewest bare calls,
+// the consumers never contending) and Curator's DistributedQueue.
 //
 //	go run ./cmd/bench                       # a throwaway server on loopback
 //	go run ./cmd/bench --connect 127.0.0.1:2181 --duration 5s --out results.jsonl
@@ -19,6 +22,7 @@
 //	go run ./cmd/bench --workloads propagation --updates 400 --subscribers 1,20 --fsync=false
 //	go run ./cmd/bench --workloads counter --rounds 5 --duration 5s --fsync=false
 //	go run ./cmd/bench --workloads atomic --rounds 5 --duration 5s --fsync=false
+//	go run ./cmd/bench --workloads queue --impls gocurator,floor,curator --rounds 5 --duration 10s
 //
 // It prints a table and writes one JSON line per implementation × workload.
 // docs/performance.md explains the figures.
@@ -47,7 +51,7 @@ func main() {
 	duration := flag.Duration("duration", 3*time.Second, "time per throughput workload")
 	out := flag.String("out", "bench-results.jsonl", "JSON lines output file")
 	only := flag.String("impls", "gocurator,floor,floor-serial,zk.Lock,curator,kazoo", "implementations to run")
-	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run (and failover, leader election's, propagation, the caches', counter, the shared count's, and atomic, the atomic long's, on request)")
+	workloads := flag.String("workloads", "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory", "workloads to run (and failover, leader election's, propagation, the caches', counter, the shared count's, atomic, the atomic long's, and queue, the lock-safe queue's, on request)")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
 	failovers := flag.Int("failovers", 300, "changes of leader the failover workload measures per implementation (the Go ones split them over --rounds turns)")
 	updates := flag.Int("updates", 400, "updates of the config node the propagation workload measures per implementation and number of subscribers, split over --rounds turns")
@@ -227,6 +231,11 @@ func run(e env, o options) error {
 				emit(r)
 			}
 		}
+		if w == "queue" {
+			for _, r := range interleaved(e, o, w, queueImpls(goImpls), peersOn, runQueue) {
+				emit(r)
+			}
+		}
 		if w == "propagation" {
 			for _, r := range runPropagations(e, o) {
 				emit(r)
@@ -306,6 +315,9 @@ func summary(r result) string {
 	if r.Workload == "counter" || r.Workload == "atomic" {
 		s = fmt.Sprintf("%.0f increments/s, %.2f conflicts/increment, %d violations", r.CyclesPerSec, r.Conflicts, r.Violations)
 	}
+	if r.Workload == "queue" {
+		s = fmt.Sprintf("%.0f items/s, %.2f requests/item, %d violations", r.CyclesPerSec, r.ServerReqs, r.Violations)
+	}
 	if r.Subscribers > 0 {
 		s = fmt.Sprintf("%d updates × %d subscribers, propagation p50 %.0f µs, p99 %.0f µs", r.Cycles, r.Subscribers, r.PropP50us, r.PropP99us)
 	}
@@ -317,7 +329,7 @@ func summary(r result) string {
 
 // printTable prints every result, with each figure's ratio to the floor's.
 func printTable(rs []result) {
-	var failovers, propagations, counters []result
+	var failovers, propagations, counters, queues []result
 	rs = slices.DeleteFunc(slices.Clone(rs), func(r result) bool {
 		switch {
 		case r.Workload == "failover":
@@ -326,12 +338,16 @@ func printTable(rs []result) {
 		case r.Workload == "counter" || r.Workload == "atomic":
 			counters = append(counters, r)
 			return true
+		case r.Workload == "queue":
+			queues = append(queues, r)
+			return true
 		case r.Subscribers > 0:
 			propagations = append(propagations, r)
 			return true
 		}
 		return false
 	})
+	defer printQueues(queues)
 	defer printCounters(counters)
 	defer printPropagations(propagations)
 	defer printFailovers(failovers)

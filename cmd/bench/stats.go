@@ -47,6 +47,8 @@ func merge(a, b result) result {
 	a.CPUPerCycleUs = perCycle(a.CPUPerCycleUs, b.CPUPerCycleUs)
 	a.Conflicts = perCycle(a.Conflicts, b.Conflicts)
 	a.SetsPerCycle, a.GetsPerCycle = perCycle(a.SetsPerCycle, b.SetsPerCycle), perCycle(a.GetsPerCycle, b.GetsPerCycle)
+	a.CreatesPerCycle, a.MultisPerCycle = perCycle(a.CreatesPerCycle, b.CreatesPerCycle), perCycle(a.MultisPerCycle, b.MultisPerCycle)
+	a.ListsPerCycle, a.DeletesPerCycle = perCycle(a.ListsPerCycle, b.ListsPerCycle), perCycle(a.DeletesPerCycle, b.DeletesPerCycle)
 	a.DrainSeconds = (a.DrainSeconds*float64(a.Rounds) + b.DrainSeconds) / float64(a.Rounds+1) // the mean
 	if a.handoffs != nil || b.handoffs != nil {
 		a.handoffs = append(a.handoffs, b.handoffs...)

@@ -14,53 +14,57 @@ import (
 
 // result is one implementation × workload, as one JSON line.
 type result struct {
-	Impl           string            `json:"impl"`
-	Workload       string            `json:"workload"`
-	Clients        int               `json:"clients"`
-	Cycles         int64             `json:"cycles"`
-	Seconds        float64           `json:"seconds"`
-	CyclesPerSec   float64           `json:"cycles_per_sec"`
-	HandoffP50us   float64           `json:"handoff_p50_us,omitempty"`
-	HandoffP99us   float64           `json:"handoff_p99_us,omitempty"`
-	FailoverP50us  float64           `json:"failover_p50_us,omitempty"` // failover: from the leader's close to the next leader's start (a cycle is a change of leader)
-	FailoverP99us  float64           `json:"failover_p99_us,omitempty"`
-	CloseP50us     float64           `json:"close_p50_us,omitempty"`         // failover: how long the leader's close call took
-	WireP50us      float64           `json:"failover_wire_p50_us,omitempty"` // failover from the leader's closeSession written to the wire (Go only)
-	WireP99us      float64           `json:"failover_wire_p99_us,omitempty"`
-	NotifiedP50us  float64           `json:"notified_to_leader_p50_us,omitempty"` // failover: from the next leader's notification read off its connection to its start (Go only)
-	NotifiedP99us  float64           `json:"notified_to_leader_p99_us,omitempty"`
-	ClientReqs     float64           `json:"client_requests_per_cycle"`
-	ServerReqs     float64           `json:"server_requests_per_cycle"`
-	Violations     int64             `json:"violations"`
-	Notes          string            `json:"notes,omitempty"`
-	Conflicts      float64           `json:"conflicts_per_cycle,omitempty"` // counter: compare-and-sets refused per increment
-	SetsPerCycle   float64           `json:"set_data_per_cycle,omitempty"`  // counter: setData requests per increment on the clients' wire (Go only)
-	GetsPerCycle   float64           `json:"get_data_per_cycle,omitempty"`  // counter: getData requests per increment on the clients' wire (Go only)
-	NotifPerRel    float64           `json:"notifications_per_release,omitempty"`
-	BytesInPerAcq  float64           `json:"bytes_in_per_acquire,omitempty"`    // herds: bytes the waiters received per acquire
-	CPUPerCycleUs  float64           `json:"client_cpu_us_per_cycle,omitempty"` // the harness process's CPU (all its clients), Go implementations only
-	Waiters        int               `json:"waiters,omitempty"`
-	Subscribers    int               `json:"subscribers,omitempty"`             // propagation: subscribers of the config node (a cycle is an update)
-	PropP50us      float64           `json:"propagation_p50_us,omitempty"`      // propagation: from the publisher's setData returning to a subscriber's listener seeing the value
-	PropP99us      float64           `json:"propagation_p99_us,omitempty"`      //
-	SeenP50us      float64           `json:"notified_to_seen_p50_us,omitempty"` // propagation: from a subscriber's notification read off its connection to its listener seeing the value (Go only)
-	SeenP99us      float64           `json:"notified_to_seen_p99_us,omitempty"` //
-	Deliveries     int64             `json:"deliveries,omitempty"`              // propagation: updates × subscribers, the measurements behind the percentiles
-	PerSubscriber  bool              `json:"per_subscriber_counts,omitempty"`   // propagation: the request and notification counts are per update per subscriber
-	DrainSeconds   float64           `json:"drain_seconds,omitempty"`
-	HeapPerWaiter  float64           `json:"heap_bytes_per_waiter,omitempty"`
-	StackPerWaiter float64           `json:"stack_bytes_per_waiter,omitempty"`
-	GorosPerWaiter float64           `json:"goroutines_per_waiter,omitempty"`
-	Rounds         int               `json:"rounds,omitempty"`
-	RoundRates     []float64         `json:"round_cycles_per_sec,omitempty"`         // each round's cycles/s, in the order the rounds ran
-	FloorRatio     float64           `json:"floor_ratio_median_of_rounds,omitempty"` // the median over rounds of cycles/s ÷ the floor's in the same round
-	FloorRatioCI   []float64         `json:"floor_ratio_ci95,omitempty"`             // that median's 95 % confidence interval (see medianCI)
-	Over           map[string]paired `json:"paired_ratio_to,omitempty"`              // gocurator only: the same against every other implementation
-	ServerFsync    string            `json:"server_fsync,omitempty"`                 // on, off, or unknown (--connect)
-	ServerJVM      string            `json:"server_jvm,omitempty"`                   // stock, test (--test-server), or unknown (--connect)
-	GoMaxProcs     int               `json:"gomaxprocs,omitempty"`                   // the harness's GOMAXPROCS (set it in the environment)
-	Date           string            `json:"date,omitempty"`
-	Error          string            `json:"error,omitempty"`
+	Impl            string            `json:"impl"`
+	Workload        string            `json:"workload"`
+	Clients         int               `json:"clients"`
+	Cycles          int64             `json:"cycles"`
+	Seconds         float64           `json:"seconds"`
+	CyclesPerSec    float64           `json:"cycles_per_sec"`
+	HandoffP50us    float64           `json:"handoff_p50_us,omitempty"`
+	HandoffP99us    float64           `json:"handoff_p99_us,omitempty"`
+	FailoverP50us   float64           `json:"failover_p50_us,omitempty"` // failover: from the leader's close to the next leader's start (a cycle is a change of leader)
+	FailoverP99us   float64           `json:"failover_p99_us,omitempty"`
+	CloseP50us      float64           `json:"close_p50_us,omitempty"`         // failover: how long the leader's close call took
+	WireP50us       float64           `json:"failover_wire_p50_us,omitempty"` // failover from the leader's closeSession written to the wire (Go only)
+	WireP99us       float64           `json:"failover_wire_p99_us,omitempty"`
+	NotifiedP50us   float64           `json:"notified_to_leader_p50_us,omitempty"` // failover: from the next leader's notification read off its connection to its start (Go only)
+	NotifiedP99us   float64           `json:"notified_to_leader_p99_us,omitempty"`
+	ClientReqs      float64           `json:"client_requests_per_cycle"`
+	ServerReqs      float64           `json:"server_requests_per_cycle"`
+	Violations      int64             `json:"violations"`
+	Notes           string            `json:"notes,omitempty"`
+	Conflicts       float64           `json:"conflicts_per_cycle,omitempty"`    // counter: compare-and-sets refused per increment
+	SetsPerCycle    float64           `json:"set_data_per_cycle,omitempty"`     // counter: setData requests per increment on the clients' wire (Go only)
+	GetsPerCycle    float64           `json:"get_data_per_cycle,omitempty"`     // counter, queue: getData requests per increment (item) on the clients' wire (Go only)
+	CreatesPerCycle float64           `json:"create_per_cycle,omitempty"`       // queue: create requests per item on the clients' wire (Go only)
+	MultisPerCycle  float64           `json:"multi_per_cycle,omitempty"`        // queue: multi requests per item (Go only)
+	ListsPerCycle   float64           `json:"get_children_per_cycle,omitempty"` // queue: getChildren requests per item (Go only)
+	DeletesPerCycle float64           `json:"delete_per_cycle,omitempty"`       // queue: delete requests per item (Go only)
+	NotifPerRel     float64           `json:"notifications_per_release,omitempty"`
+	BytesInPerAcq   float64           `json:"bytes_in_per_acquire,omitempty"`    // herds: bytes the waiters received per acquire
+	CPUPerCycleUs   float64           `json:"client_cpu_us_per_cycle,omitempty"` // the harness process's CPU (all its clients), Go implementations only
+	Waiters         int               `json:"waiters,omitempty"`
+	Subscribers     int               `json:"subscribers,omitempty"`             // propagation: subscribers of the config node (a cycle is an update)
+	PropP50us       float64           `json:"propagation_p50_us,omitempty"`      // propagation: from the publisher's setData returning to a subscriber's listener seeing the value
+	PropP99us       float64           `json:"propagation_p99_us,omitempty"`      //
+	SeenP50us       float64           `json:"notified_to_seen_p50_us,omitempty"` // propagation: from a subscriber's notification read off its connection to its listener seeing the value (Go only)
+	SeenP99us       float64           `json:"notified_to_seen_p99_us,omitempty"` //
+	Deliveries      int64             `json:"deliveries,omitempty"`              // propagation: updates × subscribers, the measurements behind the percentiles
+	PerSubscriber   bool              `json:"per_subscriber_counts,omitempty"`   // propagation: the request and notification counts are per update per subscriber
+	DrainSeconds    float64           `json:"drain_seconds,omitempty"`
+	HeapPerWaiter   float64           `json:"heap_bytes_per_waiter,omitempty"`
+	StackPerWaiter  float64           `json:"stack_bytes_per_waiter,omitempty"`
+	GorosPerWaiter  float64           `json:"goroutines_per_waiter,omitempty"`
+	Rounds          int               `json:"rounds,omitempty"`
+	RoundRates      []float64         `json:"round_cycles_per_sec,omitempty"`         // each round's cycles/s, in the order the rounds ran
+	FloorRatio      float64           `json:"floor_ratio_median_of_rounds,omitempty"` // the median over rounds of cycles/s ÷ the floor's in the same round
+	FloorRatioCI    []float64         `json:"floor_ratio_ci95,omitempty"`             // that median's 95 % confidence interval (see medianCI)
+	Over            map[string]paired `json:"paired_ratio_to,omitempty"`              // gocurator only: the same against every other implementation
+	ServerFsync     string            `json:"server_fsync,omitempty"`                 // on, off, or unknown (--connect)
+	ServerJVM       string            `json:"server_jvm,omitempty"`                   // stock, test (--test-server), or unknown (--connect)
+	GoMaxProcs      int               `json:"gomaxprocs,omitempty"`                   // the harness's GOMAXPROCS (set it in the environment)
+	Date            string            `json:"date,omitempty"`
+	Error           string            `json:"error,omitempty"`
 
 	handoffs     []time.Duration // raw, for merging rounds
 	failovers    []time.Duration

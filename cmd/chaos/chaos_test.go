@@ -76,6 +76,52 @@ func TestChaosShort(t *testing.T) {
 	}
 }
 
+// The queue workload, reduced as TestChaosShort: three workers each
+// producing into and consuming from one queue. Lock-safe, with every fault
+// once: no item lost, none consumed twice unless a lost lock explains it.
+// Plain, with the faults that take items from under a consumer (lost
+// replies, cut connections, a kill, an expiry), to keep the test short:
+// none consumed twice. Either: every acknowledged put in the queue, the
+// queue drained, no lock node left.
+func TestChaosQueueShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 3-member ensemble and worker processes")
+	}
+	for mode, faults := range map[string][]string{
+		"lock-safe": allFaults(),
+		"plain":     {faultDropReply, faultDisconnect, faultHolderKill, faultSessionExpire},
+	} {
+		t.Run(mode, func(t *testing.T) {
+			cfg := config{
+				duration: 0, workers: 3, faults: faults,
+				tick: 250 * time.Millisecond, session: 2 * time.Second, pause: 4 * time.Second, down: time.Second,
+				gap: 500 * time.Millisecond, settle: 30 * time.Second, policy: "mixed",
+				dir: keepOnFailure(t), seed: uint64(time.Now().UnixNano()),
+				lockPath: "/chaos/qlocks", logPath: "/chaos/log", queuePath: "/chaos/queue",
+				txnTimeout: time.Second, workload: "queue", queueMode: mode,
+			}
+			var logs bytes.Buffer
+			r, err := run(context.Background(), cfg, testSpawner, slog.New(slog.NewTextHandler(&logs, nil)))
+			t.Log(logs.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var table bytes.Buffer
+			r.writeTable(&table)
+			t.Log(table.String())
+			if len(r.Server) > 0 {
+				t.Logf("server-side findings (ZooKeeper's, not the client's): %v", r.Server)
+			}
+			if len(r.Faults) < len(faults) || r.Deliveries == 0 || r.Puts[outOK] == 0 {
+				t.Errorf("the run did too little to prove anything: faults %v, %d items consumed, puts %v", r.Faults, r.Deliveries, r.Puts)
+			}
+			for _, kind := range slices.Sorted(maps.Keys(r.Violations)) {
+				t.Errorf("%s: %d, e.g. %q", kind, r.Violations[kind], r.Examples[kind])
+			}
+		})
+	}
+}
+
 // keepOnFailure returns a new directory for the run's evidence, removed
 // after the test unless it failed.
 func keepOnFailure(t *testing.T) string {

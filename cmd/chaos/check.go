@@ -55,15 +55,17 @@ type finding struct {
 
 // checkInput is everything the checker reads.
 type checkInput struct {
-	lockPath, logPath string
-	counterPath       string // the atomic long; "" if the workers did not increment one
-	workers           int
-	logs              []logSet
-	events            []event
-	views             []serverView
-	lastFaultEnd      time.Time
-	killed            map[[2]int]time.Time // worker incarnations killed by a fault
-	extra             []finding            // found while running
+	workload             string // lock or queue
+	queuePath, queueMode string // the queue workload's
+	lockPath, logPath    string
+	counterPath          string // the atomic long; "" if the workers did not increment one
+	workers              int
+	logs                 []logSet
+	events               []event
+	views                []serverView
+	lastFaultEnd         time.Time
+	killed               map[[2]int]time.Time // worker incarnations killed by a fault
+	extra                []finding            // found while running
 }
 
 // holdKey names one hold: worker, incarnation, hold number.
@@ -110,6 +112,9 @@ func check(in checkInput) *report {
 	v, s, notes := newTally(), newTally(), newTally()
 	for _, f := range in.extra {
 		v.add(f.kind, "%s", f.what)
+	}
+	if in.workload == "queue" {
+		return checkQueueRun(in, m, h, v, s, notes)
 	}
 
 	holds, order := groupHolds(in.events)

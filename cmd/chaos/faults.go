@@ -144,9 +144,14 @@ func (h *harness) killMember(ctx context.Context, leader bool) (target, note str
 }
 
 // holder returns the process of the worker whose node is first in the
-// lock's queue. It looks for up to two session timeouts: the first node
-// may be a killed worker's, until its session expires.
+// lock's queue (in the queue workload, the worker holding the oldest item's
+// lock; without locks, any worker). It looks for up to two session
+// timeouts: the first node may be a killed worker's, until its session
+// expires.
 func (h *harness) holder(ctx context.Context) (*proc, string) {
+	if h.cfg.workload == "queue" && h.cfg.queueMode == "plain" {
+		return h.procs[1+h.rng.IntN(h.cfg.workers)], ""
+	}
 	deadline := time.Now().Add(2 * h.cfg.session)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)

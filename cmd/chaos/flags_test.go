@@ -29,6 +29,8 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--faults", ","}, "no fault"},
 		{[]string{"--workers", "0"}, "--workers"},
 		{[]string{"--policy", "lenient"}, "--policy"},
+		{[]string{"--workload", "barrier"}, "--workload"},
+		{[]string{"--queue-mode", "exactly-once"}, "--queue-mode"},
 		{[]string{"--session", "-1s"}, "positive"},
 		{[]string{"extra"}, "unexpected argument"},
 	} {
@@ -40,12 +42,14 @@ func TestParseFlags(t *testing.T) {
 
 func TestParseWorkerFlags(t *testing.T) {
 	c := workerConfig{connect: "127.0.0.1:1", id: 2, inc: 3, out: "/tmp/x", lockPath: "/l", logPath: "/g", session: 5e9,
-		policy: "session", writes: 2, txnTimeout: 1e9, acquireTimeout: 2e9, releaseTimeout: 3e9, gap: 4e6, idle: 5e6}
+		policy: "session", writes: 2, txnTimeout: 1e9, acquireTimeout: 2e9, releaseTimeout: 3e9, gap: 4e6, idle: 5e6,
+		workload: "queue", queuePath: "/q", queueMode: "plain"}
 	got, err := parseWorkerFlags(c.args(), io.Discard)
 	if err != nil || got != c {
 		t.Errorf("parseWorkerFlags(args()) = %+v, %v; want %+v", got, err, c)
 	}
-	for _, args := range [][]string{{"--out", "/tmp/x"}, {"--connect", "a:1", "--out", "/tmp/x", "--policy", "x"}, {"--connect", "a:1", "--out", "/tmp/x", "--writes", "-1"}} {
+	for _, args := range [][]string{{"--out", "/tmp/x"}, {"--connect", "a:1", "--out", "/tmp/x", "--policy", "x"}, {"--connect", "a:1", "--out", "/tmp/x", "--writes", "-1"},
+		{"--connect", "a:1", "--out", "/tmp/x", "--workload", "barrier"}, {"--connect", "a:1", "--out", "/tmp/x", "--workload", "queue", "--queue-mode", "x"}} {
 		if _, err := parseWorkerFlags(args, io.Discard); err == nil {
 			t.Errorf("parseWorkerFlags(%q) = nil error", args)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -38,6 +39,9 @@ type config struct {
 	logPath     string
 	counterPath string // the atomic long the workers increment; "" for none
 	txnTimeout  time.Duration
+	workload    string // lock or queue
+	queuePath   string // the queue workload's queue
+	queueMode   string // lock-safe or plain
 }
 
 // spawner makes the command that runs a worker with the given flags: the
@@ -98,13 +102,16 @@ func run(ctx context.Context, cfg config, spawn spawner, log *slog.Logger) (*rep
 			return nil, err
 		}
 	}
-	if err := h.waitAcquired(ctx, time.Time{}, time.Minute); err != nil {
+	if err := h.waitProgress(ctx, time.Time{}, time.Minute); err != nil {
 		return nil, fmt.Errorf("before any fault: %w", err)
 	}
-	h.log.Info("every worker holds the lock in turn; faults begin", "faults", cfg.faults, "duration", cfg.duration)
+	h.log.Info("every worker makes progress; faults begin", "workload", cfg.workload, "faults", cfg.faults, "duration", cfg.duration)
 	h.injectFaults(ctx)
-	h.log.Info("faults over; waiting for every worker to acquire again")
-	progressErr := h.waitAcquired(ctx, h.lastFaultEnd, cfg.settle)
+	h.log.Info("faults over; waiting for every worker to make progress again")
+	progressErr := h.waitProgress(ctx, h.lastFaultEnd, cfg.settle)
+	if cfg.workload == "queue" {
+		h.drain(ctx)
+	}
 	h.stopWorkers()
 	h.waitLockGone(ctx)
 	views, err := h.serverViews(ctx)
@@ -131,6 +138,7 @@ func run(ctx context.Context, cfg config, spawn spawner, log *slog.Logger) (*rep
 		events = append(events, evs...)
 	}
 	in := checkInput{
+		workload: cfg.workload, queuePath: cfg.queuePath, queueMode: cfg.queueMode,
 		lockPath: cfg.lockPath, logPath: cfg.logPath, counterPath: cfg.counterPath, workers: cfg.workers,
 		logs: sets, events: events, views: views, lastFaultEnd: h.lastFaultEnd,
 		killed: h.killedIncarnations(), extra: h.violationsRun,
@@ -206,6 +214,10 @@ func (h *harness) startWorker(id, inc int) error {
 	for i, p := range h.proxies {
 		addrs[i] = p.Addr()
 	}
+	workload := h.cfg.workload
+	if workload == "" {
+		workload = "lock"
+	}
 	policy := h.cfg.policy
 	if policy == "mixed" { // odd workers lose their hold on a suspension, even ones only on session loss
 		policy = map[bool]string{true: "standard", false: "session"}[id%2 == 1]
@@ -215,6 +227,7 @@ func (h *harness) startWorker(id, inc int) error {
 		lockPath: h.cfg.lockPath, logPath: h.cfg.logPath, counterPath: h.cfg.counterPath, session: h.cfg.session, policy: policy,
 		writes: h.cfg.writes, txnTimeout: h.cfg.txnTimeout, acquireTimeout: 30 * time.Second, releaseTimeout: 10 * time.Second,
 		gap: 20 * time.Millisecond, idle: 50 * time.Millisecond, verbose: h.cfg.verbose,
+		workload: workload, queuePath: h.cfg.queuePath, queueMode: h.cfg.queueMode,
 	}
 	stderr, err := os.Create(filepath.Join(h.cfg.dir, fmt.Sprintf("w%d.%d.stderr", id, inc)))
 	if err != nil {
@@ -238,18 +251,17 @@ func (h *harness) startWorker(id, inc int) error {
 	return nil
 }
 
-// waitAcquired waits until every worker's current process has acquired the
-// lock after since, or timeout passes.
-func (h *harness) waitAcquired(ctx context.Context, since time.Time, timeout time.Duration) error {
+// waitProgress waits until every worker's current process has made
+// progress after since (acquired the lock; in the queue workload, put an
+// item and consumed one), or timeout passes.
+func (h *harness) waitProgress(ctx context.Context, since time.Time, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		var missing []string
 		for id := 1; id <= h.cfg.workers; id++ {
 			evs, _ := readEvents(h.workerOut(id))
 			p := h.procs[id]
-			if !slices.ContainsFunc(evs, func(ev event) bool {
-				return ev.Ev == evAcquired && ev.Inc == p.inc && ev.T > since.UnixNano()
-			}) {
+			if !madeProgress(evs, h.cfg.workload, p.inc, since) {
 				missing = append(missing, holderName(id, p.inc))
 			}
 		}
@@ -257,7 +269,7 @@ func (h *harness) waitAcquired(ctx context.Context, since time.Time, timeout tim
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("workers %v did not acquire within %v", missing, timeout)
+			return fmt.Errorf("workers %v made no progress within %v", missing, timeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -265,6 +277,40 @@ func (h *harness) waitAcquired(ctx context.Context, since time.Time, timeout tim
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// madeProgress reports whether a worker's incarnation inc made progress
+// after since: acquired the lock, or put an item and consumed one.
+func madeProgress(evs []event, workload string, inc int, since time.Time) bool {
+	has := func(kind string) bool {
+		return slices.ContainsFunc(evs, func(ev event) bool {
+			return ev.Ev == kind && ev.Inc == inc && ev.T > since.UnixNano() && (kind != evPut || ev.Outcome == outOK)
+		})
+	}
+	if workload == "queue" {
+		return has(evPut) && has(evConsumed)
+	}
+	return has(evAcquired)
+}
+
+// drain stops the queue workload's producers (SIGUSR2) and waits, up to
+// cfg.settle, until the consumers have emptied the queue.
+func (h *harness) drain(ctx context.Context) {
+	for _, p := range h.procs {
+		_ = p.cmd.Process.Signal(syscall.SIGUSR2)
+	}
+	deadline := time.Now().Add(h.cfg.settle)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		kids, _, err := h.admin.Children(cctx, h.cfg.queuePath)
+		cancel()
+		if err == nil && len(kids) == 0 {
+			h.log.Info("the queue is drained")
+			return
+		}
+		sleep(ctx, 100*time.Millisecond)
+	}
+	h.log.Warn("the queue was not drained", "within", h.cfg.settle)
 }
 
 // stopWorkers asks every worker to finish (SIGTERM) and waits; a worker
@@ -318,13 +364,15 @@ func (h *harness) killedIncarnations() map[[2]int]time.Time {
 // session must expire first) until the lock's parent is gone: its last
 // node deleted, and the container reaped by the server (every 100 ms with
 // recipestest's settings), so that the members' trees are read at rest.
+// The queue's lock path is a persistent node, as Curator makes it: it
+// waits until it has no child.
 func (h *harness) waitLockGone(ctx context.Context) {
 	deadline := time.Now().Add(3 * h.cfg.session)
 	for time.Now().Before(deadline) {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		ok, _, err := h.admin.Exists(cctx, h.cfg.lockPath)
+		kids, _, err := h.admin.Children(cctx, h.cfg.lockPath)
 		cancel()
-		if err == nil && !ok {
+		if errors.Is(err, framework.ErrNoNode) || (err == nil && len(kids) == 0 && h.cfg.workload == "queue") {
 			return
 		}
 		sleep(ctx, 100*time.Millisecond)

@@ -1,13 +1,15 @@
-// Command chaos is the lock recipes' chaos suite: a 3-member ZooKeeper
-// ensemble on loopback, separate worker processes contending for one
-// locks.Mutex and doing fenced writes to a log in every critical section,
-// and faults: follower and leader kills, kill -9 and SIGSTOP of the holder,
-// session expiry, lost replies and cut connections. Afterwards it reads
-// every member's transaction log and checks what the workers reported
-// against what the ensemble did.
+// Command chaos is the lock and queue recipes' chaos suite: a 3-member
+// ZooKeeper ensemble on loopback, separate worker processes contending for
+// one locks.Mutex and doing fenced writes to a log in every critical
+// section (or, with --workload queue, each producing into and consuming
+// from one queue.Queue), and faults: follower and leader kills, kill -9 and
+// SIGSTOP of the holder, session expiry, lost replies and cut connections.
+// Afterwards it reads every member's transaction log and checks what the
+// workers reported against what the ensemble did.
 //
 //	go run ./cmd/chaos                        # 5 minutes of faults, 4 workers
 //	go run ./cmd/chaos --duration 30s --workers 3
+//	go run ./cmd/chaos --workload queue --duration 2m
 //
 // It prints one JSON line and a table, and exits 1 on any client-side
 // violation. docs/chaos.md explains the checks.
@@ -102,7 +104,7 @@ func defaultFaults() string {
 
 // parseFlags reads the suite's flags.
 func parseFlags(args []string, stderr io.Writer) (config, bool, error) {
-	cfg := config{lockPath: "/chaos/lock", logPath: "/chaos/log", counterPath: "/chaos/counter"}
+	cfg := config{lockPath: "/chaos/lock", logPath: "/chaos/log", counterPath: "/chaos/counter", queuePath: "/chaos/queue"}
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.DurationVar(&cfg.duration, "duration", 5*time.Minute, "how long to inject faults (each kind is injected at least once)")
@@ -122,6 +124,8 @@ func parseFlags(args []string, stderr io.Writer) (config, bool, error) {
 	keep := fs.Bool("keep", false, "keep the workers' output after a clean run")
 	fs.Uint64Var(&cfg.seed, "seed", uint64(time.Now().UnixNano()), "seed of the fault order")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "the workers' library logs at debug level to their stderr files")
+	fs.StringVar(&cfg.workload, "workload", "lock", "lock: the workers contend for a mutex and write under its fence; queue: each worker produces into and consumes from one queue")
+	fs.StringVar(&cfg.queueMode, "queue-mode", "lock-safe", "the queue workload's consumers: lock-safe (at least once, none lost) or plain (at most once)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, false, err
 	}
@@ -151,6 +155,9 @@ func parseFlags(args []string, stderr io.Writer) (config, bool, error) {
 	if cfg.pause == 0 {
 		cfg.pause = 2 * cfg.session
 	}
+	if cfg.workload == "queue" {
+		cfg.lockPath = "/chaos/qlocks" // the queue's lock path: Curator's lockPath
+	}
 	switch {
 	case len(cfg.faults) == 0:
 		return cfg, false, errors.New("chaos: --faults: no fault")
@@ -158,6 +165,10 @@ func parseFlags(args []string, stderr io.Writer) (config, bool, error) {
 		return cfg, false, errors.New("chaos: --workers must be at least 1")
 	case cfg.policy != "standard" && cfg.policy != "session" && cfg.policy != "mixed":
 		return cfg, false, fmt.Errorf("chaos: --policy %q: want standard, session or mixed", cfg.policy)
+	case cfg.workload != "lock" && cfg.workload != "queue":
+		return cfg, false, fmt.Errorf("chaos: --workload %q: want lock or queue", cfg.workload)
+	case cfg.queueMode != "lock-safe" && cfg.queueMode != "plain":
+		return cfg, false, fmt.Errorf("chaos: --queue-mode %q: want lock-safe or plain", cfg.queueMode)
 	case cfg.duration < 0 || cfg.tick <= 0 || cfg.session <= 0 || cfg.pause < 0 || cfg.down < 0 || cfg.gap < 0 || cfg.settle <= 0 || cfg.writes < 0 || cfg.txnTimeout <= 0:
 		return cfg, false, errors.New("chaos: durations and counts must be positive")
 	}

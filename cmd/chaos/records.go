@@ -13,6 +13,7 @@ import (
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipes/queue"
 )
 
 // Worker events, one JSON line each in the worker's output file.
@@ -28,6 +29,12 @@ const (
 	evIncrement  = "increment"   // an increment of the atomic long's outcome
 	evKill       = "session_kill"
 	evExit       = "exit" // the process ends cleanly
+
+	// The queue workload's events.
+	evPut       = "put"       // a Put's outcome (Data: the item)
+	evConsumed  = "consumed"  // the Consumer took an item and returns nil (Data: the item; Session: its session)
+	evAbandoned = "abandoned" // the Consumer gave an item up as its context ended (Data, Err: the cause)
+	evStartErr  = "start_err" // the queue's Start failed; a new queue is made
 )
 
 // Write outcomes.
@@ -97,6 +104,9 @@ func sentinels() []sentinel {
 		{"ErrLockLost", locks.ErrLockLost},
 		{"ErrNotOwner", locks.ErrNotOwner},
 		{"ErrBusy", locks.ErrBusy},
+		{"queue.ErrLockLost", queue.ErrLockLost},
+		{"queue.ErrClosed", queue.ErrClosed},
+		{"queue.ErrNotStarted", queue.ErrNotStarted},
 		{"locks.ErrInvalidArg", locks.ErrInvalidArg},
 		{"ErrNoNode", framework.ErrNoNode},
 		{"ErrNodeExists", framework.ErrNodeExists},

@@ -14,6 +14,7 @@ import (
 
 // report is a run's outcome: printed as one JSON line, then as a table.
 type report struct {
+	Workload  string  `json:"workload"` // lock, or queue with its mode
 	Date      string  `json:"date"`
 	WallS     float64 `json:"wall_s"`
 	FaultsS   float64 `json:"faults_s"`
@@ -35,7 +36,12 @@ type report struct {
 	Entries     int            `json:"entries"`      // log entries committed
 	EntriesGone int            `json:"entries_gone"` // of which deleted
 	Txns        int            `json:"txns"`         // committed transactions read from the logs
-	Progress    map[string]int `json:"progress"`     // per worker: acquisitions after the last fault
+	Progress    map[string]int `json:"progress"`     // per worker: acquisitions (queue: items consumed) after the last fault
+
+	Puts         map[string]int `json:"puts,omitempty"`          // queue: Puts by outcome
+	Items        int            `json:"items,omitempty"`         // queue: item nodes committed
+	ItemsRemoved int            `json:"items_removed,omitempty"` // queue: of which removed
+	Deliveries   int            `json:"deliveries,omitempty"`    // queue: items reported consumed
 
 	Increments          map[string]int `json:"increments,omitempty"`           // the atomic long's increments by outcome
 	IncrementsCommitted int            `json:"increments_committed,omitempty"` // its committed writes
@@ -52,6 +58,7 @@ type report struct {
 
 // count fills in the run's figures from the evidence.
 func (r *report) count(in checkInput, h *replay, holds map[holdKey]*holdRec) {
+	r.Workload = "lock"
 	r.Workers = in.workers
 	r.NodesEnded = make(map[string]int)
 	for _, n := range h.locks {
@@ -121,19 +128,25 @@ func (r *report) writeJSON(w io.Writer) error {
 // writeTable writes the report for people.
 func (r *report) writeTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "chaos run\t%s, %d workers, session %d ms, SIGSTOP %d ms, %.0f s of faults, %.0f s in all, %d CPUs\n",
-		r.Date, r.Workers, r.SessionMS, r.PauseMS, r.FaultsS, r.WallS, r.CPUs)
+	fmt.Fprintf(tw, "chaos run\t%s, %s workload, %d workers, session %d ms, SIGSTOP %d ms, %.0f s of faults, %.0f s in all, %d CPUs\n",
+		r.Date, r.Workload, r.Workers, r.SessionMS, r.PauseMS, r.FaultsS, r.WallS, r.CPUs)
 	fmt.Fprintf(tw, "faults\t%s (missed: %d)\n", kv(r.Faults), r.FaultsMissed)
-	fmt.Fprintf(tw, "holds\t%d (told lost: %d); lock nodes ended: %s\n", r.Holds, r.HoldsLost, kv(r.NodesEnded))
-	fmt.Fprintf(tw, "fenced writes\t%s; entries committed %d, deleted %d; %d transactions in the logs\n", kv(r.Writes), r.Entries, r.EntriesGone, r.Txns)
-	fmt.Fprintf(tw, "after the last fault\t%s (acquisitions per worker)\n", kv(r.Progress))
+	if strings.HasPrefix(r.Workload, "queue") {
+		fmt.Fprintf(tw, "puts\t%s; item nodes committed %d, removed %d; items consumed %d; %d transactions in the logs\n", kv(r.Puts), r.Items, r.ItemsRemoved, r.Deliveries, r.Txns)
+		fmt.Fprintf(tw, "lock nodes\tended: %s\n", kv(r.NodesEnded))
+		fmt.Fprintf(tw, "after the last fault\t%s (items consumed per worker)\n", kv(r.Progress))
+	} else {
+		fmt.Fprintf(tw, "holds\t%d (told lost: %d); lock nodes ended: %s\n", r.Holds, r.HoldsLost, kv(r.NodesEnded))
+		fmt.Fprintf(tw, "fenced writes\t%s; entries committed %d, deleted %d; %d transactions in the logs\n", kv(r.Writes), r.Entries, r.EntriesGone, r.Txns)
+		fmt.Fprintf(tw, "after the last fault\t%s (acquisitions per worker)\n", kv(r.Progress))
+	}
 	if r.Increments != nil {
 		fmt.Fprintf(tw, "atomic increments\t%s; committed %d, the counter ends at %d\n", kv(r.Increments), r.IncrementsCommitted, r.CounterFinal)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintln(tw, "check\tresult")
-	for _, c := range checks() {
+	for _, c := range checks(r.Workload) {
 		n := 0
 		for _, k := range c.kinds {
 			n += r.Violations[k]
@@ -167,12 +180,27 @@ func (r *report) writeTable(w io.Writer) {
 	}
 }
 
-// checks returns the checks in the order the table shows them, each with
-// the violation kinds it reports.
-func checks() []struct {
+// checks returns a workload's checks in the order the table shows them,
+// each with the violation kinds it reports.
+func checks(workload string) []struct {
 	name  string
 	kinds []string
 } {
+	if strings.HasPrefix(workload, "queue") {
+		return []struct {
+			name  string
+			kinds []string
+		}{
+			{"(q1) no item lost (lock-safe)", []string{vItemLost}},
+			{"(q2) no unexplained second delivery", []string{vDuplicate2, vUnknownItem}},
+			{"(q3) acknowledged puts committed", []string{vPutAckMissing}},
+			{"(q4) the queue drained", []string{vItemsLeft}},
+			{"(d) no raw error", []string{vRawError}},
+			{"(f) no lock node left behind", []string{vLeftBehind}},
+			{"(g) progress after the faults", []string{vNoProgress}},
+			{"workers ran and stopped", []string{vWorkerHung, vWorkerFailed}},
+		}
+	}
 	return []struct {
 		name  string
 		kinds []string

@@ -41,6 +41,9 @@ type workerConfig struct {
 	gap            time.Duration // longest pause between writes
 	idle           time.Duration // longest pause between holds
 	verbose        bool
+	workload       string // lock or queue
+	queuePath      string // the queue workload's queue
+	queueMode      string // lock-safe or plain
 }
 
 // args returns the flags that give c to a worker process.
@@ -51,6 +54,7 @@ func (c workerConfig) args() []string {
 		fmt.Sprintf("--writes=%d", c.writes), "--txn-timeout=" + c.txnTimeout.String(),
 		"--acquire-timeout=" + c.acquireTimeout.String(), "--release-timeout=" + c.releaseTimeout.String(),
 		"--gap=" + c.gap.String(), "--idle=" + c.idle.String(), fmt.Sprintf("--verbose=%t", c.verbose),
+		"--workload=" + c.workload, "--queue=" + c.queuePath, "--queue-mode=" + c.queueMode,
 	}
 }
 
@@ -75,6 +79,9 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.DurationVar(&c.gap, "gap", 20*time.Millisecond, "longest random pause between writes")
 	fs.DurationVar(&c.idle, "idle", 50*time.Millisecond, "longest random pause between holds")
 	fs.BoolVar(&c.verbose, "verbose", false, "the library logs to stderr")
+	fs.StringVar(&c.workload, "workload", "lock", "lock (contend for the mutex) or queue (produce and consume)")
+	fs.StringVar(&c.queuePath, "queue", "/chaos/queue", "the queue workload's queue")
+	fs.StringVar(&c.queueMode, "queue-mode", "lock-safe", "the queue workload's consumers: lock-safe or plain")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -83,6 +90,10 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 		return c, errors.New("chaos worker: --connect and --out are required")
 	case c.policy != "standard" && c.policy != "session":
 		return c, fmt.Errorf("chaos worker: --policy %q: want standard or session", c.policy)
+	case c.workload != "lock" && c.workload != "queue":
+		return c, fmt.Errorf("chaos worker: --workload %q: want lock or queue", c.workload)
+	case c.workload == "queue" && c.queueMode != "lock-safe" && c.queueMode != "plain":
+		return c, fmt.Errorf("chaos worker: --queue-mode %q: want lock-safe or plain", c.queueMode)
 	case c.writes < 0 || c.session <= 0 || c.txnTimeout <= 0 || c.acquireTimeout <= 0 || c.releaseTimeout <= 0 || c.gap < 0 || c.idle < 0:
 		return c, errors.New("chaos worker: counts and durations must not be negative")
 	}
@@ -184,7 +195,10 @@ func (w *worker) run(stderr io.Writer) error {
 			w.counting(ctx)
 		}
 	}()
-	for hold := 1; ctx.Err() == nil; hold++ {
+	if w.cfg.workload == "queue" {
+		w.runQueue(ctx)
+	}
+	for hold := 1; ctx.Err() == nil && w.cfg.workload == "lock"; hold++ {
 		w.cycle(ctx, hold)
 		sleepRand(ctx, w.cfg.idle)
 	}

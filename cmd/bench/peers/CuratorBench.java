@@ -2,7 +2,7 @@
 // one JSON line per workload, in the Go harness's format.
 //
 // Usage: CuratorBench <connect> <workload> <durationMs> [herdWaiters | failovers selector|latch]
-// (workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover, counter or atomic)
+// (workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover, counter, atomic or queue)
 // (and CuratorBench <connect> failover-worker <selector|latch> <path>: the failover's second JVM;
 // CuratorBench <connect> propagation-subscribers: the propagation workload's CuratorCache subscribers)
 import java.io.InputStream;
@@ -35,6 +35,13 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.queue.DistributedQueue;
+import org.apache.curator.framework.recipes.queue.QueueBuilder;
+import org.apache.curator.framework.recipes.queue.QueueConsumer;
+import org.apache.curator.framework.recipes.queue.QueuePutListener;
+import org.apache.curator.framework.recipes.queue.QueueSerializer;
+import org.apache.curator.framework.recipes.queue.MultiItem;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.framework.recipes.shared.VersionedValue;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -65,6 +72,7 @@ public class CuratorBench {
             case "herd": herd(Integer.parseInt(a[3]), base + "-" + a[3]); break;
             case "counter": counter(workload, 8, duration, base); break;
             case "atomic": atomic(workload, 8, duration, base); break;
+            case "queue": queue(workload, duration, base); break;
             case "failover": new Failover(a[4], base + "-" + a[4]).run(Integer.parseInt(a[3])); break;
             default: throw new IllegalArgumentException(workload);
         }
@@ -206,6 +214,99 @@ public class CuratorBench {
             violations == 0 ? "" : "; the count went from " + before + " to " + after + " in " + n + " increments",
             failures.get() == 0 ? "" : "; " + failures.get() + " of " + counts.size() + " clients failed (stack traces on stderr)");
         if (failures.get() > 0) System.exit(1);
+    }
+
+    // queue runs the Go harness's queue workload (cmd/bench/queue.go) with Curator's DistributedQueue: one producer
+    // client puts items in Curator's default way (in the background), with at most 16 puts in flight (released by a
+    // put listener) and at most 100 items put and not yet consumed; four consumer clients, each a lock-safe
+    // DistributedQueue (lockPath) with the default direct executor, take them. A warm-up phase (bench.warmupMs,
+    // unrecorded) and then the measured one, each drained at its end; every item must be consumed exactly once.
+    static void queue(String workload, long durationMs, String path) throws Exception {
+        List<CuratorFramework> clients = new ArrayList<>();
+        for (int i = 0; i < 5; i++) clients.add(client());
+        QueueSerializer<String> ser = new QueueSerializer<String>() {
+            public byte[] serialize(String item) { return item.getBytes(StandardCharsets.UTF_8); }
+            public String deserialize(byte[] bytes) { return new String(bytes, StandardCharsets.UTF_8); }
+        };
+        QueuePhase[] phase = new QueuePhase[1];
+        List<DistributedQueue<String>> consumers = new ArrayList<>();
+        for (int i = 1; i < 5; i++) {
+            QueueConsumer<String> c = new QueueConsumer<String>() {
+                public void consumeMessage(String item) { phase[0].delivered(item); }
+                public void stateChanged(CuratorFramework cl, ConnectionState s) {}
+            };
+            DistributedQueue<String> q = QueueBuilder.builder(clients.get(i), c, ser, path).lockPath(path + "-locks").buildQueue();
+            consumers.add(q);
+        }
+        DistributedQueue<String> producer = QueueBuilder.builder(clients.get(0), null, ser, path).buildQueue();
+        producer.getPutListenerContainer().addListener(new QueuePutListener<String>() {
+            public void putCompleted(String item) { phase[0].inflight.release(); }
+            public void putMultiCompleted(MultiItem<String> items) { phase[0].inflight.release(); }
+        });
+        producer.start();
+        for (DistributedQueue<String> q : consumers) q.start();
+        long warmupMs = Long.getLong("bench.warmupMs", 0L);
+        if (warmupMs > 0) {
+            phase[0] = new QueuePhase("w");
+            phase[0].run(producer, warmupMs);
+        }
+        phase[0] = new QueuePhase("i");
+        long srv0 = received();
+        long start = System.nanoTime();
+        long cycles = phase[0].run(producer, durationMs);
+        double secs = (System.nanoTime() - start) / 1e9;
+        long srv = received() - srv0;
+        String broken = phase[0].violations();
+        System.out.printf("{\"impl\":\"curator\",\"workload\":\"%s\",\"clients\":5,\"cycles\":%d,\"seconds\":%.3f,\"cycles_per_sec\":%.1f,"
+                + "\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"violations\":%d,"
+                + "\"notes\":\"DistributedQueue with lockPath, background puts; client-side requests not counted for Java%s\"}%n",
+            workload, cycles, secs, cycles / secs, (double) srv / Math.max(1, cycles), phase[0].violationCount, broken.isEmpty() ? "" : "; " + broken);
+        for (DistributedQueue<String> q : consumers) q.close();
+        producer.close();
+        for (CuratorFramework c : clients) c.close();
+    }
+
+    // QueuePhase is one phase of the queue workload: its items ("<prefix><n>"), their deliveries and its window.
+    static final class QueuePhase {
+        final String prefix;
+        final java.util.concurrent.ConcurrentHashMap<String, AtomicInteger> counts = new java.util.concurrent.ConcurrentHashMap<>();
+        final java.util.concurrent.Semaphore window = new java.util.concurrent.Semaphore(100), inflight = new java.util.concurrent.Semaphore(16);
+        final AtomicLong consumed = new AtomicLong();
+        long produced, violationCount;
+
+        QueuePhase(String prefix) { this.prefix = prefix; }
+
+        void delivered(String item) {
+            if (counts.computeIfAbsent(item, k -> new AtomicInteger()).incrementAndGet() == 1) {
+                consumed.incrementAndGet();
+                window.release();
+            }
+        }
+
+        // run puts items for durationMs and returns how many were consumed by then; then it waits for the rest.
+        long run(DistributedQueue<String> producer, long durationMs) throws Exception {
+            long stop = System.nanoTime() + durationMs * 1_000_000L;
+            while (System.nanoTime() < stop) {
+                if (!window.tryAcquire(10, TimeUnit.MILLISECONDS)) continue;
+                inflight.acquire();
+                producer.put(prefix + (++produced));
+            }
+            long cycles = consumed.get();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (consumed.get() < produced && System.nanoTime() < deadline) Thread.sleep(5);
+            return cycles;
+        }
+
+        String violations() {
+            long twice = 0, never = 0;
+            for (long k = 1; k <= produced; k++) {
+                AtomicInteger c = counts.get(prefix + k);
+                if (c == null) never++;
+                else twice += c.get() - 1;
+            }
+            violationCount = twice + never;
+            return violationCount == 0 ? "" : twice + " deliveries of items already consumed, " + never + " items never consumed";
+        }
     }
 
     static int readCount(CuratorFramework c, String path) throws Exception {

@@ -1,0 +1,375 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// run is the consumer's goroutine: it lists the queue with a watch,
+// delivers the items of the listing in the queue's order, and lists again
+// when the queue has changed, until ctx ends.
+func (q *core[T]) run(ctx context.Context) {
+	defer close(q.done)
+	var failures int
+	var lastErr string
+	foreign := make(map[string]bool)
+	for ctx.Err() == nil {
+		err := q.pass(ctx, foreign)
+		if err == nil || ctx.Err() != nil {
+			failures, lastErr = 0, ""
+			continue
+		}
+		if errors.Is(err, framework.ErrClosed) {
+			q.log.Warn("queue: the client is closed; the consumer stops")
+			return
+		}
+		if msg := err.Error(); msg != lastErr { // once per kind of failure
+			lastErr = msg
+			q.log.Warn("queue: consuming failed; trying again", "err", err)
+		}
+		failures++
+		sleep(ctx, min(50*time.Millisecond<<min(failures, 6), 2*time.Second))
+	}
+}
+
+// pass lists the queue and delivers the items of the listing that are due,
+// then waits until the queue changes, the next item is due, or ctx ends.
+func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
+	c := q.cfg.client
+	names, _, w, err := c.ChildrenW(ctx, q.cfg.path)
+	if errors.Is(err, framework.ErrNoNode) {
+		// The queue's node is gone: wait for it to be made again.
+		ok, _, ew, err := c.ExistsW(ctx, q.cfg.path)
+		if err != nil || ok {
+			return err
+		}
+		q.log.Warn("queue: the queue's node does not exist; waiting for it")
+		_, err = ew.Wait(ctx)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	items := names[:0]
+	for _, n := range names {
+		if strings.HasPrefix(n, itemPrefix) {
+			items = append(items, n)
+		} else if !foreign[n] && len(foreign) < 1000 {
+			foreign[n] = true
+			q.log.Warn("queue: foreign node in the queue's path", "node", n)
+		}
+	}
+	q.cfg.kind.sort(items)
+	var next time.Duration = -1 // until the first item not yet due
+	walk := newWalk(len(items), q.cfg.kind.spread)
+	misses := 0 // in a row
+	for done := 0; done < len(items); done++ {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if q.cfg.minBeforeReload >= 0 && done > 0 && done >= q.cfg.minBeforeReload && fired(w) {
+			return nil // a new item may come first; at least one item per listing, so that a busy queue makes progress
+		}
+		if misses >= 2 && fired(w) {
+			return nil // the listing is going stale: other consumers are taking its items
+		}
+		name := items[walk.at]
+		if d := time.Duration(q.cfg.kind.due(name)-time.Now().UnixMilli()) * time.Millisecond; d > 0 {
+			if next < 0 || d < next {
+				next = d
+			}
+			walk.step(false)
+			continue
+		}
+		taken, err := q.take(ctx, name)
+		if err != nil {
+			return err
+		}
+		if misses++; taken {
+			misses = 0
+		}
+		walk.step(!taken)
+	}
+	var due <-chan time.Time
+	if next >= 0 {
+		t := time.NewTimer(next)
+		defer t.Stop()
+		due = t.C
+	}
+	select {
+	case <-w.Done():
+	case <-due:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// walk is the order a pass tries the items of its listing in: each once,
+// in order, except that with spread an item found taken by another
+// consumer sends the walk on at a random item not yet tried.
+type walk struct {
+	at     int
+	tried  []bool
+	left   int
+	spread bool
+}
+
+func newWalk(n int, spread bool) *walk { return &walk{tried: make([]bool, n), left: n, spread: spread} }
+
+// step marks the current item tried and moves on; missed says another
+// consumer had it.
+func (w *walk) step(missed bool) {
+	w.tried[w.at] = true
+	if w.left--; w.left == 0 {
+		return
+	}
+	if missed && w.spread {
+		k := rand.IntN(w.left) // the k-th untried item
+		for i := range w.tried {
+			if !w.tried[i] {
+				if k == 0 {
+					w.at = i
+					return
+				}
+				k--
+			}
+		}
+	}
+	for w.tried[w.at] {
+		w.at = (w.at + 1) % len(w.tried)
+	}
+}
+
+// fired reports whether w has fired.
+func fired(w framework.Watch) bool {
+	select {
+	case <-w.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// take takes one item node: with the lock if the queue is lock-safe. It
+// reports false for an item another consumer had or took first. The error
+// is one that ends the pass (the connection's, say).
+func (q *core[T]) take(ctx context.Context, name string) (bool, error) {
+	if q.cfg.lockPath != "" {
+		return q.takeLocked(ctx, name)
+	}
+	return q.takePlain(ctx, name)
+}
+
+// takePlain is Curator's processNormally: read the item, remove it at the
+// version read (only one consumer succeeds), and then deliver it. An item
+// whose removal cannot be told (its reply was lost, and another consumer
+// may have removed it) is not delivered, and logged: at most once.
+func (q *core[T]) takePlain(ctx context.Context, name string) (bool, error) {
+	c, item := q.cfg.client, framework.JoinPath(q.cfg.path, name)
+	data, stat, err := c.Get(ctx, item)
+	if errors.Is(err, framework.ErrNoNode) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	sctx, cancel := q.settleContext(ctx)
+	// A transaction, so that a removal whose reply was lost reports an
+	// unknown outcome rather than another consumer's NoNode.
+	_, err = c.Txn(sctx, framework.DeleteOp(item, stat.Version))
+	cancel()
+	var te *framework.TxnError
+	switch {
+	case errors.As(err, &te):
+		return false, nil // another consumer removed it
+	case errors.Is(err, framework.ErrOutcomeUnknown):
+		q.log.Error("queue: an item's removal may or may not have been applied; it is not delivered, and may be lost", "node", name, "err", err)
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	values, err := q.decode(data)
+	if err != nil {
+		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
+		return true, nil
+	}
+	q.deliver(ctx, name, values, false)
+	return true, nil
+}
+
+// takeLocked is Curator's processWithLockSafety: create the item's lock
+// node (an ephemeral node named after it under the lock path; one that
+// exists means another consumer has the item), read the item, deliver it,
+// and only then remove it (or requeue it, or leave it), and delete the lock
+// node. Two transactions save Curator's separate requests: the lock is
+// created only if the item is still there, and the item and its lock are
+// deleted together.
+func (q *core[T]) takeLocked(ctx context.Context, name string) (bool, error) {
+	c := q.cfg.client
+	lock, item := framework.JoinPath(q.cfg.lockPath, name), framework.JoinPath(q.cfg.path, name)
+	_, changed := c.StateChanged()
+	session := c.SessionID()
+	if ok, err := q.lock(ctx, item, lock, session); !ok || err != nil {
+		return false, err
+	}
+	data, _, err := c.Get(ctx, item)
+	if err != nil || ctx.Err() != nil {
+		q.unlock(ctx, lock, session)
+		if errors.Is(err, framework.ErrNoNode) {
+			return false, nil // removed under our lock: Remove, or a plain consumer
+		}
+		return false, err
+	}
+	values, err := q.decode(data)
+	if err != nil {
+		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
+		q.settle(ctx, item, lock, session)
+		return true, nil
+	}
+	cctx, stop := watchLoss(ctx, c, changed, session)
+	failed := q.deliver(cctx, name, values, q.cfg.errorMode == Requeue)
+	interrupted := cctx.Err() != nil
+	stop()
+	switch {
+	case failed && interrupted:
+		// Closing, or the lock may be gone: the item stays where it is,
+		// for the next consumer.
+		q.log.Info("queue: a consumer failed as its context ended; the item stays in the queue", "node", name)
+		q.unlock(ctx, lock, session)
+	case failed && q.cfg.errorMode == Requeue:
+		q.settle(ctx, item, lock, session, framework.CreateOp(framework.JoinPath(q.cfg.path, requeuePrefix(name)), data, framework.PersistentSequential))
+	default:
+		q.settle(ctx, item, lock, session)
+	}
+	return true, nil
+}
+
+// lock creates an item's lock node, if the item is still there. It reports
+// false if the item is gone or another consumer has it.
+func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (bool, error) {
+	c := q.cfg.client
+	// Not ctx: a create in flight when ctx ended could leave the node.
+	sctx, cancel := q.settleContext(ctx)
+	defer cancel()
+	_, err := c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
+	var te *framework.TxnError
+	if errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode) {
+		// The lock path is gone (deleted by hand?): make it again, as
+		// Start did, and try once more.
+		q.log.Warn("queue: the lock path does not exist; creating it", "lock path", q.cfg.lockPath)
+		if _, err := c.Create(sctx, q.cfg.lockPath, nil, framework.WithContainerParents()); err != nil && !errors.Is(err, framework.ErrNodeExists) {
+			return false, err
+		}
+		_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
+	}
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &te):
+		return false, nil // the item is gone, or the lock is another's
+	case !errors.Is(err, framework.ErrOutcomeUnknown):
+		return false, err
+	}
+	// A lost reply: the lock node is ours if our session made it.
+	_, stat, err := c.Exists(sctx, lock)
+	if err != nil || stat == nil || stat.EphemeralOwner != session || c.SessionID() != session {
+		return false, err
+	}
+	return true, nil
+}
+
+// settle removes a taken item and its lock node in one transaction, with
+// more ops if given (a requeued copy). If the lock's session is gone, the
+// lock with it, it removes the item alone; if the transaction fails, it
+// deletes what is left one by one (an item already gone is fine).
+func (q *core[T]) settle(ctx context.Context, item, lock string, session int64, more ...framework.Op) {
+	c := q.cfg.client
+	sctx, cancel := q.settleContext(ctx)
+	defer cancel()
+	ops := append([]framework.Op{framework.DeleteOp(item, -1)}, more...)
+	if c.SessionID() == session {
+		ops = append(ops, framework.DeleteOp(lock, -1))
+	}
+	_, err := c.Txn(sctx, ops...)
+	if err == nil {
+		return
+	}
+	var te *framework.TxnError
+	if len(more) > 0 && !(errors.As(err, &te) && te.Index == 0) {
+		// Requeue as Curator does, without the lock in the transaction.
+		_, err = c.Txn(sctx, append([]framework.Op{framework.DeleteOp(item, -1)}, more...)...)
+	}
+	if err != nil && !(errors.As(err, &te) && te.Index == 0) {
+		if len(more) > 0 {
+			q.log.Warn("queue: requeueing an item failed; it stays in the queue", "node", item, "err", err)
+		} else if err := c.Delete(sctx, item, framework.Quietly()); err != nil {
+			q.log.Warn("queue: removing a consumed item failed; it will be delivered again", "node", item, "err", err)
+		}
+	}
+	q.unlock(ctx, lock, session)
+}
+
+// unlock deletes an item's lock node, unless the session that made it is
+// gone (and the node with it: a node at that path now is another
+// consumer's). A delete that fails on the connection is retried in the
+// background while the client is open.
+func (q *core[T]) unlock(ctx context.Context, lock string, session int64) {
+	c := q.cfg.client
+	if c.SessionID() != session {
+		return
+	}
+	sctx, cancel := q.settleContext(ctx)
+	defer cancel()
+	if err := c.Delete(sctx, lock, framework.Quietly(), framework.Guaranteed()); err != nil {
+		q.log.Warn("queue: deleting an item's lock node failed; the client keeps trying", "node", lock, "err", err)
+	}
+}
+
+// decode returns the items a node's data holds.
+func (q *core[T]) decode(data []byte) ([]T, error) {
+	raw, err := decodeItems(data)
+	if err != nil {
+		return nil, err
+	}
+	values := make([]T, len(raw))
+	for i, b := range raw {
+		v, err := q.cfg.ser.Deserialize(b)
+		if err != nil {
+			return nil, fmt.Errorf("%w: item %d: %w", errCorrupt, i, err)
+		}
+		values[i] = v
+	}
+	return values, nil
+}
+
+// deliver hands a node's items to the Consumer in order, and reports
+// whether one failed. With stopAtFailure it stops at the first failure
+// (the node is requeued whole, as Curator does).
+func (q *core[T]) deliver(ctx context.Context, name string, values []T, stopAtFailure bool) (failed bool) {
+	for i, v := range values {
+		if err := q.cfg.consumer(ctx, v); err != nil {
+			failed = true
+			q.log.Warn("queue: the consumer failed", "node", name, "item", i, "err", err)
+			if stopAtFailure {
+				return true
+			}
+		}
+	}
+	return failed
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

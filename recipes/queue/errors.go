@@ -1,0 +1,27 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gocurator/curator/framework"
+)
+
+// Errors of the queue recipes; each can be tested with errors.Is.
+var (
+	// ErrEmpty is returned by Simple's Peek and Poll when the queue has no
+	// item: Curator's null and NoSuchElementException.
+	ErrEmpty = errors.New("queue: empty")
+	// ErrNotStarted is returned by a queue's calls before Start.
+	ErrNotStarted = errors.New("queue: not started")
+	// ErrClosed is returned by a queue's calls after Close (or after the
+	// context given to Start ended), and by Start after Close. It wraps
+	// framework.ErrClosed.
+	ErrClosed = fmt.Errorf("queue: closed: %w", framework.ErrClosed)
+	// ErrAlreadyStarted is returned by a second Start.
+	ErrAlreadyStarted = errors.New("queue: already started")
+	// ErrInvalidArg reports bad input (a bad path or id, a nil serializer, a
+	// negative count), returned before any request is sent. It is
+	// framework.ErrInvalidArg.
+	ErrInvalidArg = framework.ErrInvalidArg
+)
