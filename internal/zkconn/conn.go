@@ -33,6 +33,9 @@ type Config struct {
 	// OnWatch is told every watch notification, after the watches it fires
 	// (a server path), on go-zookeeper's goroutines: it must not block.
 	OnWatch func(Event)
+	// OnRequest, if set, is told every request once answered (or failed), on
+	// the goroutine that made it: it must not block.
+	OnRequest func(RequestInfo)
 }
 
 // Conn is one ZooKeeper client: its session, the connection it is on now,
