@@ -21,7 +21,7 @@ func (a *app) startQuery(cmd string, p parsed, conn *connFlags) (client *framewo
 		a.usageError(cmd, err.Error())
 		return nil, "", nil, nil, exitUsage
 	}
-	sigs, restore := catchSignals()
+	sigs, _, restore := catchSignals()
 	done = func() {
 		closeWithin(client, 2*time.Second)
 		restore()
