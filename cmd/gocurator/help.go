@@ -156,7 +156,9 @@ const leaderHelp = `Usage: gocurator leader [flags] PATH
 Prints the id of the leader of the election at PATH (a LeaderSelector's or
 a LeaderLatch's, Curator's or gocurator elect's). With --watch, prints the
 leader and then each new one, one line each (an empty line: no leader),
-until interrupted.
+until interrupted. An id (or node) that is not printable text without
+spaces is printed quoted, as a Go string literal ("a b", "\x1b[2K"): ids
+are data anyone who joins the election chooses.
 
 Flags:
   --watch       print each change of leader
@@ -178,7 +180,8 @@ holds and who waits, with each one's id (its node's data), session, and age
 then waiters in queue order. Prints nothing if there are none.
 
 Columns: STATE (holds, waits), KIND (lock, read, write, lease, latch),
-AGE, SESSION, ID, NODE (relative to PATH).
+AGE, SESSION, ID, NODE (relative to PATH). An ID or NODE that is not
+printable text without spaces is shown quoted, as a Go string literal.
 
 Flags:
   --shared N    the semaphore's number of leases: lease nodes beyond the

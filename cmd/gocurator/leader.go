@@ -31,10 +31,13 @@ func (a *app) leader(args []string) int {
 		return a.fail(cmd, exitFailed, "%v", err)
 	}
 	show := func(p leader.Participant) {
-		if *node {
-			fmt.Fprintln(a.stdout, p.Node)
-		} else {
-			fmt.Fprintln(a.stdout, p.ID)
+		switch {
+		case *watch && p.Node == "":
+			fmt.Fprintln(a.stdout) // no leader
+		case *node:
+			fmt.Fprintln(a.stdout, display(p.Node))
+		default:
+			fmt.Fprintln(a.stdout, display(p.ID))
 		}
 	}
 	for {
