@@ -41,6 +41,7 @@ type connFlags struct {
 	sessionTimeout time.Duration
 	connectTimeout time.Duration
 	verbose        bool
+	acl            string // --acl's mode, "" for the default
 	tls            tlsFlags
 	envErr         error // a variable that does not parse
 }
@@ -65,6 +66,7 @@ func (c *connFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.DurationVar(&c.sessionTimeout, "session-timeout", c.sessionTimeout, "")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", defaultConnectTimeout, "")
 	fs.BoolVar(&c.verbose, "verbose", false, "")
+	fs.StringVar(&c.acl, "acl", getenv(envACL), "")
 	c.tls.register(fs, getenv)
 }
 
@@ -95,13 +97,19 @@ func (c *connFlags) newClient(getenv func(string) string, id string) (*framework
 	if cfg != nil {
 		opts = append(opts, framework.WithTLS(cfg))
 	}
-	if d := getenv(envDigest); d != "" {
+	d := getenv(envDigest)
+	if d != "" {
 		user, password, ok := strings.Cut(d, ":")
 		if !ok || user == "" {
 			return nil, fmt.Errorf("$%s must be user:password", envDigest)
 		}
 		opts = append(opts, framework.WithDigestAuth(user, password))
 	}
+	acl, err := aclProvider(c.acl, d != "")
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, framework.WithACLProvider(acl))
 	if id != "" {
 		opts = append(opts, framework.WithDefaultData([]byte(id)))
 	}

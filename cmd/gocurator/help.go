@@ -49,6 +49,12 @@ Connection flags (each overrides its environment variable):
                            ($GOCURATOR_TLS_KEY)
   $GOCURATOR_DIGEST        "user:password" for digest authentication; from
                            the environment only, never from a flag
+  --acl MODE               the ACL of the nodes gocurator creates: open
+                           (anyone may do anything), creator (only the
+                           digest's identity may change or delete them,
+                           anyone may read) or creator-only (nobody else may
+                           even read); default creator with a digest, open
+                           without ($GOCURATOR_ACL)
 `
 
 const runHelp = `
