@@ -38,7 +38,7 @@ func aclProvider(mode string, authenticated bool) (framework.ACLProvider, error)
 		return framework.OpenACLProvider{}, nil
 	case aclCreator, aclCreatorOnly:
 		if !authenticated {
-			return nil, fmt.Errorf("--acl %s needs credentials ($%s): the creator is the identity they name", mode, envDigest)
+			return nil, fmt.Errorf("--acl %s needs credentials ($%s or --digest-file): the creator is the identity they name", mode, envDigest)
 		}
 		return creatorACL{othersRead: mode == aclCreator}, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -22,8 +23,8 @@ const (
 	envNamespace      = "GOCURATOR_NAMESPACE"
 	envSessionTimeout = "GOCURATOR_SESSION_TIMEOUT"
 	// envDigest holds "user:password" for digest authentication. It is
-	// read from the environment only, never from the command line, where
-	// any user of the machine could read it.
+	// read from the environment (or a file, envDigestFile), never from the
+	// command line, where any user of the machine could read it.
 	envDigest = "GOCURATOR_DIGEST"
 )
 
@@ -42,6 +43,7 @@ type connFlags struct {
 	connectTimeout time.Duration
 	verbose        bool
 	acl            string // --acl's mode, "" for the default
+	digestFile     string // --digest-file, "-" for standard input
 	tls            tlsFlags
 	envErr         error // a variable that does not parse
 }
@@ -67,13 +69,14 @@ func (c *connFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", defaultConnectTimeout, "")
 	fs.BoolVar(&c.verbose, "verbose", false, "")
 	fs.StringVar(&c.acl, "acl", getenv(envACL), "")
+	fs.StringVar(&c.digestFile, "digest-file", getenv(envDigestFile), "")
 	c.tls.register(fs, getenv)
 }
 
 // newClient returns an unstarted client for the settings (nothing is sent
-// before Start); id, if not empty, is the data of the nodes it creates. Its
-// errors are bad usage.
-func (c *connFlags) newClient(getenv func(string) string, id string) (*framework.Client, error) {
+// before Start); id, if not empty, is the data of the nodes it creates.
+// stdin is read for --digest-file -. Its errors are bad usage.
+func (c *connFlags) newClient(getenv func(string) string, stdin io.Reader, id string) (*framework.Client, error) {
 	switch {
 	case c.envErr != nil:
 		return nil, c.envErr
@@ -97,12 +100,12 @@ func (c *connFlags) newClient(getenv func(string) string, id string) (*framework
 	if cfg != nil {
 		opts = append(opts, framework.WithTLS(cfg))
 	}
-	d := getenv(envDigest)
+	d, err := digestCredentials(getenv, c.digestFile, stdin)
+	if err != nil {
+		return nil, err
+	}
 	if d != "" {
-		user, password, ok := strings.Cut(d, ":")
-		if !ok || user == "" {
-			return nil, fmt.Errorf("$%s must be user:password", envDigest)
-		}
+		user, password, _ := strings.Cut(d, ":")
 		opts = append(opts, framework.WithDigestAuth(user, password))
 	}
 	acl, err := aclProvider(c.acl, d != "")

@@ -35,7 +35,7 @@ func (a *app) elect(args []string) int {
 		a.usageError(cmd, fmt.Sprintf("--timeout must not be negative, not %v", *timeout))
 		return exitUsage
 	}
-	client, err := conn.newClient(a.getenv, "")
+	client, err := conn.newClient(a.getenv, a.stdin, "")
 	if err != nil {
 		a.usageError(cmd, err.Error())
 		return exitUsage

@@ -23,8 +23,9 @@ Examples:
 
 The connection comes from flags or the environment: ZOOKEEPER_CONNECT
 ("host:port,host:port/chroot"), GOCURATOR_NAMESPACE,
-GOCURATOR_SESSION_TIMEOUT, GOCURATOR_DIGEST ("user:password", read from the
-environment only), and GOCURATOR_TLS_CA, _CERT and _KEY (PEM files for TLS).
+GOCURATOR_SESSION_TIMEOUT, GOCURATOR_DIGEST ("user:password", from the
+environment, or from a file with --digest-file), GOCURATOR_ACL, and
+GOCURATOR_TLS_CA, _CERT and _KEY (PEM files for TLS).
 See docs/cli.md.
 `
 
@@ -48,7 +49,10 @@ Connection flags (each overrides its environment variable):
   --tls-key FILE           the client certificate's PEM private key
                            ($GOCURATOR_TLS_KEY)
   $GOCURATOR_DIGEST        "user:password" for digest authentication; from
-                           the environment only, never from a flag
+                           the environment or a file, never from a flag
+  --digest-file FILE       read "user:password" from FILE, or with "-" from
+                           the first line of standard input (the rest is
+                           left to the command) ($GOCURATOR_DIGEST_FILE)
   --acl MODE               the ACL of the nodes gocurator creates: open
                            (anyone may do anything), creator (only the
                            digest's identity may change or delete them,

@@ -56,7 +56,7 @@ func (a *app) lock(args []string) int {
 		a.usageError(cmd, fmt.Sprintf("--timeout must not be negative, not %v", *timeout))
 		return exitUsage
 	}
-	client, err := conn.newClient(a.getenv, *id)
+	client, err := conn.newClient(a.getenv, a.stdin, *id)
 	if err != nil {
 		a.usageError(cmd, err.Error())
 		return exitUsage

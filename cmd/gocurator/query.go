@@ -16,7 +16,7 @@ func (a *app) startQuery(cmd string, p parsed, conn *connFlags) (client *framewo
 		a.usageError(cmd, msg)
 		return nil, "", nil, nil, exitUsage
 	}
-	client, err := conn.newClient(a.getenv, "")
+	client, err := conn.newClient(a.getenv, a.stdin, "")
 	if err != nil {
 		a.usageError(cmd, err.Error())
 		return nil, "", nil, nil, exitUsage

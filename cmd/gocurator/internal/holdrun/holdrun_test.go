@@ -14,7 +14,7 @@ import (
 func TestEnvSetsTheHoldsVariablesOnce(t *testing.T) {
 	h := Hold{Path: "/jobs/a", Node: "/jobs/a/_c_x-lock-0000000004", Session: 0x1000a2b3c4d0005, Token: 4294967301, Connect: "h1:2181/app", Namespace: "ns",
 		TLS: true, TLSCA: "/etc/zk/ca.pem"}
-	env := h.Env([]string{"HOME=/root", "GOCURATOR_NODE=stale", "ZOOKEEPER_CONNECT=elsewhere:2181", "GOCURATOR_NAMESPACE_X=kept", "GOCURATOR_DIGEST=ops:secret",
+	env := h.Env([]string{"HOME=/root", "GOCURATOR_NODE=stale", "ZOOKEEPER_CONNECT=elsewhere:2181", "GOCURATOR_NAMESPACE_X=kept", "GOCURATOR_DIGEST=ops:secret", "GOCURATOR_DIGEST_FILE=/etc/zk/digest",
 		"GOCURATOR_TLS_CERT=/overridden/by/a/flag.pem"})
 	want := []string{
 		"HOME=/root", "GOCURATOR_NAMESPACE_X=kept",
