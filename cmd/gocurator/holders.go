@@ -31,7 +31,7 @@ func (a *app) holders(args []string) int {
 	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), conn.connectTimeout)
 	defer cancel()
-	ps, err := lockview.List(ctx, client, path, *shared)
+	ps, err := lockview.List(ctx, client, path, *shared, lockview.DefaultLimits())
 	if err != nil {
 		return a.fail(cmd, exitFailed, "listing %s: %v", path, err)
 	}
@@ -42,7 +42,7 @@ func (a *app) holders(args []string) int {
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "STATE\tKIND\tAGE\tSESSION\tID\tNODE")
 	for _, p := range ps {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%#x\t%s\t%s\n", p.State, dash(p.Kind), age(now.Sub(p.Created)), p.Session, shownID(p.Data), display(p.Node))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%#x\t%s\t%s\n", p.State, dash(p.Kind), age(now.Sub(p.Created)), p.Session, shownID(p), display(p.Node))
 	}
 	w.Flush()
 	return exitOK
@@ -57,12 +57,16 @@ func age(d time.Duration) string {
 }
 
 // shownID is a node's data in holders' ID column: "-" if empty, else as
-// display shows it.
-func shownID(data []byte) string {
-	if len(data) == 0 {
+// display shows it; data longer than lockview kept is shown quoted, cut,
+// and followed by its length: "abc"…(65536 bytes).
+func shownID(p lockview.Participant) string {
+	switch {
+	case p.Size == 0:
 		return "-"
+	case p.Size > len(p.Data):
+		return fmt.Sprintf("%q…(%d bytes)", p.Data, p.Size)
 	}
-	return display(string(data))
+	return display(string(p.Data))
 }
 
 func dash(s string) string {
