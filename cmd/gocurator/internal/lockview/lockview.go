@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
 )
@@ -24,8 +25,10 @@ type State string
 const (
 	Holds State = "holds"
 	Waits State = "waits"
-	// Unknown is a node of no layout this package knows (no sequence
-	// number): it neither holds nor blocks anyone as Curator sorts.
+	// Unknown is a node that is not a participant's (its name has no
+	// sequence number after the recipe's name): it neither holds nor
+	// blocks anyone, as the recipes decide (driver.SortChildren). Curator
+	// lets some of them block its own participants.
 	Unknown State = "?"
 )
 
@@ -108,13 +111,19 @@ func List(ctx context.Context, c *framework.Client, path string, maxLeases int, 
 		return nil, err
 	}
 	states := make([]State, len(leases))
-	for i := range leases {
-		states[i] = Holds
-		if maxLeases > 0 && i >= maxLeases {
+	held := 0
+	for i, name := range leases {
+		switch _, ok := key(name); {
+		case !ok:
+			states[i] = Unknown
+		case maxLeases > 0 && held >= maxLeases:
 			states[i] = Waits
+		default:
+			states[i] = Holds
+			held++
 		}
 	}
-	held, err := r.read(ctx, locks.SemaphoreLeaseDir, leases, states)
+	holding, err := r.read(ctx, locks.SemaphoreLeaseDir, leases, states)
 	if err != nil {
 		return nil, err
 	}
@@ -125,14 +134,17 @@ func List(ctx context.Context, c *framework.Client, path string, maxLeases int, 
 		return nil, err
 	}
 	states = make([]State, len(queued))
-	for i := range states {
+	for i, name := range queued {
 		states[i] = Waits
+		if _, ok := key(name); !ok {
+			states[i] = Unknown
+		}
 	}
 	waiting, err := r.read(ctx, locks.SemaphoreLockDir, queued, states)
 	if err != nil {
 		return nil, err
 	}
-	return append(held, waiting...), nil
+	return append(holding, waiting...), nil
 }
 
 // reader reads a lock's nodes within its limits.
@@ -213,9 +225,9 @@ func (r *reader) read(ctx context.Context, sub string, names []string, states []
 // hold, which does not count).
 func queueStates(names []string) []State {
 	states := make([]State, len(names))
-	firstWrite := ""
+	firstWrite, first := "", true
 	for i, name := range names {
-		seq, ok := sequence(name)
+		seq, ok := key(name)
 		switch kind := kindOf(name); {
 		case !ok:
 			states[i] = Unknown
@@ -224,13 +236,16 @@ func queueStates(names []string) []State {
 			if firstWrite == "" || firstWrite == seq {
 				states[i] = Holds
 			}
-		case i == 0:
+		case first:
 			states[i] = Holds
 		default:
 			states[i] = Waits
 		}
-		if kindOf(name) == "write" && firstWrite == "" {
-			firstWrite, _ = sequence(name)
+		if ok {
+			first = false
+			if kindOf(name) == "write" && firstWrite == "" {
+				firstWrite = seq
+			}
 		}
 	}
 	return states
@@ -254,35 +269,25 @@ func kindOf(name string) string {
 	return ""
 }
 
-// sequence returns the ten-digit sequence number ZooKeeper appended to a
-// sequential node's name.
-func sequence(name string) (string, bool) {
-	if len(name) < 10 {
-		return "", false
-	}
-	seq := name[len(name)-10:]
-	for _, r := range seq {
-		if r < '0' || r > '9' {
-			return "", false
+// key returns a node's sort key, the text after the recipe's name in it
+// as the recipes take it, and whether it is a participant's node: whether
+// the key is a sequence number (driver.IsSequence). Another node neither
+// holds nor blocks anyone.
+func key(name string) (string, bool) {
+	for _, marker := range []string{locks.WriteLockName, locks.ReadLockName, locks.LeaseName, "latch-", locks.MutexLockName} {
+		if strings.Contains(name, marker) {
+			k := driver.StandardFixForSorting(name, marker)
+			return k, driver.IsSequence(k)
 		}
 	}
-	return seq, true
+	return name, false
 }
 
 // sortBySequence sorts names as the recipes do: on their sequence numbers,
-// names without one last, by name.
+// as text, and the names that are not participants' after them.
 func sortBySequence(names []string) []string {
-	out := append([]string(nil), names...)
-	sort.SliceStable(out, func(i, j int) bool {
-		si, oki := sequence(out[i])
-		sj, okj := sequence(out[j])
-		switch {
-		case oki && okj:
-			return si < sj
-		case oki != okj:
-			return oki
-		}
-		return out[i] < out[j]
+	return driver.SortChildren(slices.Clone(names), "", func(name, _ string) string {
+		k, _ := key(name)
+		return k
 	})
-	return out
 }
