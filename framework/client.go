@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -114,6 +115,7 @@ func (c *Client) Start(ctx context.Context) error {
 		Dialer:         c.cfg.dialer,
 		TLS:            c.cfg.tls,
 		Log:            c.log,
+		MaxReplySize:   cmp.Or(c.cfg.maxReplySize, DefaultMaxReplySize),
 		OnSession:      c.sm.onEvent,
 		OnWatch:        func(ev zkconn.Event) { c.watches.deliver(c.cfg.namespace, ev) },
 	})

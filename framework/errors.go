@@ -67,7 +67,7 @@ func kindOf(err error) error {
 	for _, k := range [...]error{
 		ErrClosed, ErrNotStarted, ErrInvalidPath, ErrInvalidArg, ErrOutcomeUnknown,
 		ErrNoNode, ErrNodeExists, ErrBadVersion, ErrNotEmpty, ErrNoAuth,
-		ErrSessionExpired, ErrOperationTimeout, ErrConnectionLoss,
+		ErrSessionExpired, ErrOperationTimeout, ErrConnectionLoss, ErrReplyTooLarge,
 	} {
 		if errors.Is(err, k) {
 			return k

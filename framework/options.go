@@ -33,6 +33,7 @@ type config struct {
 	logger            *slog.Logger
 	dialer            Dialer
 	tls               *tls.Config
+	maxReplySize      int // WithMaxReplySize's; 0: DefaultMaxReplySize
 }
 
 type authInfo struct {

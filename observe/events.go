@@ -58,12 +58,12 @@ type Outcome int
 
 // The outcomes of an acquire.
 const (
-	Acquired  Outcome = iota + 1
-	Busy              // TryAcquire found it held
-	TimedOut          // the context's deadline passed
-	Canceled          // the context was cancelled
-	Refused           // refused before waiting: bad input, a self-deadlock, a lost owner
-	Failed            // the connection or the server failed it
+	Acquired Outcome = iota + 1
+	Busy             // TryAcquire found it held
+	TimedOut         // the context's deadline passed
+	Canceled         // the context was cancelled
+	Refused          // refused before waiting: bad input, a self-deadlock, a lost owner
+	Failed           // the connection or the server failed it
 )
 
 // String names the outcome as a metric label does.

@@ -35,7 +35,7 @@ func (a *app) elect(args []string) int {
 		a.usageError(cmd, fmt.Sprintf("--timeout must not be negative, not %v", *timeout))
 		return exitUsage
 	}
-	client, err := conn.newClient(a.getenv, "")
+	client, err := conn.newClient(a.getenv, a.stdin, "")
 	if err != nil {
 		a.usageError(cmd, err.Error())
 		return exitUsage
@@ -164,8 +164,9 @@ func (e *election) giveUpIfNeverLed() bool {
 func (a *app) runElected(conn *connFlags, client *framework.Client, sel *leader.Selector, e *election, timeout time.Duration, requeue bool) int {
 	const cmd = "elect"
 	path := e.base.Path
-	sigs, restore := catchSignals()
+	sigs, ignoring, restore := catchSignals()
 	defer restore()
+	e.command.DefaultSignals = ignoring
 	defer closeWithin(client, 2*time.Second)
 	if sig, err := connect(conn, client, sigs); sig != nil || err != nil {
 		if sig != nil {

@@ -23,8 +23,9 @@ Examples:
 
 The connection comes from flags or the environment: ZOOKEEPER_CONNECT
 ("host:port,host:port/chroot"), GOCURATOR_NAMESPACE,
-GOCURATOR_SESSION_TIMEOUT, GOCURATOR_DIGEST ("user:password", read from the
-environment only), and GOCURATOR_TLS_CA, _CERT and _KEY (PEM files for TLS).
+GOCURATOR_SESSION_TIMEOUT, GOCURATOR_DIGEST ("user:password", from the
+environment, or from a file with --digest-file), GOCURATOR_ACL, and
+GOCURATOR_TLS_CA, _CERT and _KEY (PEM files for TLS).
 See docs/cli.md.
 `
 
@@ -48,7 +49,16 @@ Connection flags (each overrides its environment variable):
   --tls-key FILE           the client certificate's PEM private key
                            ($GOCURATOR_TLS_KEY)
   $GOCURATOR_DIGEST        "user:password" for digest authentication; from
-                           the environment only, never from a flag
+                           the environment or a file, never from a flag
+  --digest-file FILE       read "user:password" from FILE, or with "-" from
+                           the first line of standard input (the rest is
+                           left to the command) ($GOCURATOR_DIGEST_FILE)
+  --acl MODE               the ACL of the nodes gocurator creates: open
+                           (anyone may do anything), creator (only the
+                           digest's identity may change or delete them,
+                           anyone may read) or creator-only (nobody else may
+                           even read); default creator with a digest, open
+                           without ($GOCURATOR_ACL)
 `
 
 const runHelp = `
@@ -156,7 +166,9 @@ const leaderHelp = `Usage: gocurator leader [flags] PATH
 Prints the id of the leader of the election at PATH (a LeaderSelector's or
 a LeaderLatch's, Curator's or gocurator elect's). With --watch, prints the
 leader and then each new one, one line each (an empty line: no leader),
-until interrupted.
+until interrupted. An id (or node) that is not printable text without
+spaces is printed quoted, as a Go string literal ("a b", "\x1b[2K"): ids
+are data anyone who joins the election chooses.
 
 Flags:
   --watch       print each change of leader
@@ -178,7 +190,8 @@ holds and who waits, with each one's id (its node's data), session, and age
 then waiters in queue order. Prints nothing if there are none.
 
 Columns: STATE (holds, waits), KIND (lock, read, write, lease, latch),
-AGE, SESSION, ID, NODE (relative to PATH).
+AGE, SESSION, ID, NODE (relative to PATH). An ID or NODE that is not
+printable text without spaces is shown quoted, as a Go string literal.
 
 Flags:
   --shared N    the semaphore's number of leases: lease nodes beyond the

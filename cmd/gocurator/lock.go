@@ -56,7 +56,7 @@ func (a *app) lock(args []string) int {
 		a.usageError(cmd, fmt.Sprintf("--timeout must not be negative, not %v", *timeout))
 		return exitUsage
 	}
-	client, err := conn.newClient(a.getenv, *id)
+	client, err := conn.newClient(a.getenv, a.stdin, *id)
 	if err != nil {
 		a.usageError(cmd, err.Error())
 		return exitUsage
@@ -95,8 +95,9 @@ func newLocker(client *framework.Client, path string, shared int, read, write bo
 // runLocked takes the lock, runs the command under it and releases it.
 func (a *app) runLocked(conn *connFlags, client *framework.Client, l locker, path string, timeout time.Duration, command supervise.Command) int {
 	const cmd = "lock"
-	sigs, restore := catchSignals()
+	sigs, ignoring, restore := catchSignals()
 	defer restore()
+	command.DefaultSignals = ignoring
 	defer closeWithin(client, 2*time.Second)
 
 	hold, sig, timedOut, err := acquire(conn, client, l, timeout, sigs)

@@ -16,13 +16,15 @@ import (
 )
 
 func main() {
-	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	protectProcess()
+	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	os.Exit(a.run(os.Args[1:]))
 }
 
-// app is one run of the command line: where it writes and what its
-// environment says.
+// app is one run of the command line: where it reads and writes and what
+// its environment says.
 type app struct {
+	stdin          io.Reader // read only for --digest-file -
 	stdout, stderr io.Writer
 	getenv         func(string) string
 }

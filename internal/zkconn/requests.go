@@ -307,11 +307,16 @@ func (c *Conn) Multi(ctx context.Context, r MultiRequest, sent func()) ([]OpResu
 }
 
 // errOf converts go-zookeeper's err (see the function errOf); once the
-// Conn is closing, a connection error is zkerr.ErrClosed.
+// Conn is closing, a connection error is zkerr.ErrClosed, and a refused
+// reply says the limit.
 func (c *Conn) errOf(err error) error {
 	err = errOf(err)
-	if err != nil && c.isClosed() && zkerr.IsNetworkError(err) {
+	switch {
+	case err == nil:
+	case c.isClosed() && zkerr.IsNetworkError(err):
 		return fmt.Errorf("%w: %v", zkerr.ErrClosed, err)
+	case err == zkerr.ReplyTooLarge:
+		return fmt.Errorf("%w: over the %d bytes it accepts (the servers' jute.maxbuffer)", err, c.cfg.MaxReplySize)
 	}
 	return err
 }

@@ -46,6 +46,9 @@ type transportConfig struct {
 	Writes *writeWatch
 	// Reads is told each time go-zookeeper starts to read.
 	Reads *readClock
+	// MaxReply is the longest reply frame (without its length prefix) handed
+	// to go-zookeeper; 0: no limit.
+	MaxReply int
 	Log   *slog.Logger
 }
 
@@ -119,7 +122,7 @@ func (t *transport) dial(network, addr string, timeout time.Duration) (net.Conn,
 		if t.cfg.OnHandshake != nil {
 			t.cfg.OnHandshake(r)
 		}
-	}), tc, t.cfg.Reads), nil
+	}), tc, t.cfg.Reads, t.cfg.MaxReply), nil
 }
 
 // HoldRepliesUntilSetWatches makes the latest connection hold its replies

@@ -120,7 +120,7 @@ func (s *Semaphore) tryInTxn(ctx context.Context, try bool) (h *Hold, waited, va
 		}
 		ok = true
 	}
-	if max, _ := s.limit.get(); len(first) <= max {
+	if max, _ := s.limit.get(); leaseCount(first) <= max {
 		return s.newLease(path, sess), false, false, nil
 	}
 	// No room, and we no longer hold the lock: a lease must not wait
@@ -262,7 +262,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 			}
 		}
 		first = nil
-		if len(l.children) <= max {
+		if leaseCount(l.children) <= max {
 			if sess.Err() != nil {
 				continue // see LockInternals.wait: list again after the error state
 			}
@@ -300,4 +300,20 @@ func (s *Semaphore) awaitRoom(ctx context.Context, w framework.Watch, limitChang
 			return false, ctx.Err()
 		}
 	}
+}
+
+// leaseCount counts the leases among a listing of the leases directory:
+// the nodes named as leases are (LeaseName and a sequence number). Curator
+// counts every child, so that a node anyone made there by hand takes a
+// lease for as long as it exists; leaving it out never lets more than
+// maxLeases hold, Java's and Go's together, as each counts every real lease
+// (see driver.SortChildren).
+func leaseCount(children []string) int {
+	n := 0
+	for _, c := range children {
+		if driver.IsSequence(driver.StandardFixForSorting(c, LeaseName)) {
+			n++
+		}
+	}
+	return n
 }
