@@ -34,6 +34,7 @@ type config struct {
 	dialer            Dialer
 	tls               *tls.Config
 	maxReplySize      int // WithMaxReplySize's; 0: DefaultMaxReplySize
+	hooks             []any
 }
 
 type authInfo struct {
