@@ -23,14 +23,26 @@ type hookLog struct {
 	states     []observe.State
 }
 
-func (l *hookLog) OnRequest(e observe.Request) { l.mu.Lock(); l.requests = append(l.requests, e); l.mu.Unlock() }
+func (l *hookLog) OnRequest(e observe.Request) {
+	l.mu.Lock()
+	l.requests = append(l.requests, e)
+	l.mu.Unlock()
+}
 func (l *hookLog) OnOperation(e observe.Operation) {
 	l.mu.Lock()
 	l.operations = append(l.operations, e)
 	l.mu.Unlock()
 }
-func (l *hookLog) OnRetry(e observe.Retry) { l.mu.Lock(); l.retries = append(l.retries, e); l.mu.Unlock() }
-func (l *hookLog) OnState(e observe.State) { l.mu.Lock(); l.states = append(l.states, e); l.mu.Unlock() }
+func (l *hookLog) OnRetry(e observe.Retry) {
+	l.mu.Lock()
+	l.retries = append(l.retries, e)
+	l.mu.Unlock()
+}
+func (l *hookLog) OnState(e observe.State) {
+	l.mu.Lock()
+	l.states = append(l.states, e)
+	l.mu.Unlock()
+}
 
 // await waits until cond holds of the log (hooks are called on a goroutine
 // of their own, after the fact).
@@ -69,7 +81,7 @@ func TestHooksHearRequestsAndOperations(t *testing.T) {
 	}
 	server := "/" + ns + "/n"
 	wantGet := observe.Request{Op: "getData", Path: "/n",
-		BytesOut: 4 + 8 + 4 + len(server) + 1, // frame length, xid and opcode, the path, the watch flag
+		BytesOut: 4 + 8 + 4 + len(server) + 1,    // frame length, xid and opcode, the path, the watch flag
 		BytesIn:  4 + 16 + 4 + len("hello") + 68} // frame length, reply header, the data, the stat
 	log.await(t, "the reads' requests and operations", func(l *hookLog) bool {
 		return len(l.operations) >= 3 && slices.ContainsFunc(l.requests, func(r observe.Request) bool { return r.Path == "/missing" })

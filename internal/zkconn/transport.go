@@ -49,7 +49,7 @@ type transportConfig struct {
 	// MaxReply is the longest reply frame (without its length prefix) handed
 	// to go-zookeeper; 0: no limit.
 	MaxReply int
-	Log   *slog.Logger
+	Log      *slog.Logger
 }
 
 // handshake is where a session was last established, and its password.
