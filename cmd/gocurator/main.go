@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stderr)}
 	os.Exit(a.run(os.Args[1:]))
 }
 
@@ -25,6 +25,7 @@ func main() {
 type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	tty            bool // stderr is a terminal: gocurator lock says what it waits for
 }
 
 // run runs the subcommand args name and returns the exit status.
