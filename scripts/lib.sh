@@ -61,7 +61,7 @@ apt_lock_holder() {
 # wait_for_apt_lock returns once no process holds apt's locks, saying what it waits for (a line at
 # once, then one every 15 s), or fails after $apt_lock_wait seconds.
 wait_for_apt_lock() {
-	local holder t0 waited
+	local holder t0 waited next=0
 	t0=$(now)
 	while holder=$(apt_lock_holder) && [ -n "$holder" ]; do
 		waited=$(($(now) - t0))
@@ -70,28 +70,40 @@ wait_for_apt_lock() {
 				"(GOCURATOR_APT_LOCK_WAIT=SECONDS waits longer)"
 			return 100
 		fi
-		if ((waited % 15 == 0)); then
+		if ((waited >= next)); then
 			say "waiting for the package manager's lock ($(duration "$waited") so far, up to $(duration "$apt_lock_wait")): $holder"
+			next=$((waited + 15))
 		fi
 		sleep 1
 	done
 }
 
 # apt_get LOG ARG... runs apt-get ARG... once apt's locks are free, its output appended to LOG. If
-# another install took the lock between the wait and apt-get (apt-get update does not wait for it), it
-# waits again, up to three times.
+# another install takes the lock between the wait and apt-get (which then fails at once rather than
+# wait without a word), it waits again, saying so, up to $apt_lock_wait seconds in all.
 apt_get() {
-	local log=$1 try status
+	local log=$1 status t0 waited next=0
 	shift
-	for try in 1 2 3; do
+	t0=$(now)
+	while :; do
 		wait_for_apt_lock || return
 		status=0
-		DEBIAN_FRONTEND=noninteractive $apt_sudo apt-get -o DPkg::Lock::Timeout="$apt_lock_wait" "$@" >>"$log" 2>&1 || status=$?
+		DEBIAN_FRONTEND=noninteractive $apt_sudo apt-get "$@" >>"$log" 2>&1 || status=$?
 		if ((status == 0)) || ! tail -n 3 "$log" | grep -q 'Could not get lock\|Unable to lock'; then
 			return "$status"
 		fi
+		waited=$(($(now) - t0))
+		if ((waited >= apt_lock_wait)); then
+			say "gave up waiting for the package manager's lock after $(duration "$waited")"
+			return "$status"
+		fi
+		if ((waited >= next)); then
+			say "waiting for the package manager's lock ($(duration "$waited") so far): apt-get says" \
+				"$(grep -o 'held by process.*' "$log" | tail -n 1)"
+			next=$((waited + 15))
+		fi
+		sleep 1
 	done
-	return "$status"
 }
 
 # apt_progress reads apt's status lines (APT::Status-Fd) and says how far the download and the
