@@ -17,13 +17,23 @@ duration() {
 }
 
 # step NAME CMD [ARG...] runs CMD as the step NAME: it says so, then how long it took; if CMD fails, it
-# names the step and exits with CMD's status.
+# names the step and exits with CMD's status. A step that runs longer than $step_beat seconds says so
+# every $step_beat seconds (0: never, for a command that reports its own progress).
+step_beat=60
 step() {
-	local name=$1 t0 status=0
+	local name=$1 t0 status=0 beat=""
 	shift
 	t0=$(now)
 	say "$name ..."
+	if ((step_beat > 0)); then
+		(while sleep "$step_beat"; do say "... still at: $name ($(duration $(($(now) - t0))) so far)"; done) &
+		beat=$!
+	fi
 	"$@" || status=$?
+	if [ -n "$beat" ]; then
+		kill "$beat" 2>/dev/null || true
+		wait "$beat" 2>/dev/null || true
+	fi
 	if ((status != 0)); then
 		say "FAILED at step: $name (exit status $status, after $(duration $(($(now) - t0))))"
 		exit "$status"
