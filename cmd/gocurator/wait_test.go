@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gocurator/curator/cmd/gocurator/internal/lockview"
 )
 
 // runWithin runs gocurator to its end, killing it after d, and returns its
@@ -66,4 +68,31 @@ func TestTimeoutZeroTriesOnce(t *testing.T) {
 		t.Fatalf("--timeout 0 on a free lock: status %d, stdout %q, stderr %q; want the command run once", status, out, errOut)
 	}
 	b.drain()
+}
+
+// describeBusy names the holders (three at most), leaves out this process's
+// own session, counts the others waiting, and says nothing when no one
+// else holds.
+func TestDescribeBusy(t *testing.T) {
+	now := time.Date(2026, 11, 26, 14, 5, 0, 0, time.Local)
+	at := func(ago time.Duration) time.Time { return now.Add(-ago) }
+	p := func(id string, state lockview.State, session int64, ago time.Duration) lockview.Participant {
+		return lockview.Participant{Node: id + "-node", Data: []byte(id), State: state, Session: session, Created: at(ago)}
+	}
+	for _, tc := range []struct {
+		ps   []lockview.Participant
+		want string
+	}{
+		{[]lockview.Participant{p("A", lockview.Holds, 0xa, 3*time.Minute), p("B", lockview.Waits, 0xb, time.Minute), p("me", lockview.Waits, 0x5, time.Second)},
+			"held by A (session 0xa, queued 14:02:00, 3m0s ago); 1 other(s) waiting"},
+		{[]lockview.Participant{p("A", lockview.Holds, 0xa, 4*time.Second), p("B", lockview.Holds, 0xb, 3*time.Second), p("C", lockview.Holds, 0xc, 2*time.Second),
+			p("D", lockview.Holds, 0xd, time.Second)},
+			"held by A (session 0xa, queued 14:04:56, 4s ago), B (session 0xb, queued 14:04:57, 3s ago), C (session 0xc, queued 14:04:58, 2s ago) and 1 more"},
+		{[]lockview.Participant{p("me", lockview.Holds, 0x5, time.Second), p("B", lockview.Waits, 0xb, time.Second)}, ""},
+		{nil, ""},
+	} {
+		if got := describeBusy(tc.ps, 0x5, now); got != tc.want {
+			t.Errorf("describeBusy:\n got %q\nwant %q", got, tc.want)
+		}
+	}
 }
