@@ -86,7 +86,8 @@ Exit status:
   2    bad usage: flags, path, connect string, no "--" (nothing was sent)
   121  gocurator failed: cannot connect, credentials refused, request failed
   122  lost while the command ran (it was stopped), or before the release
-  124  not acquired within --timeout (the command did not run)
+  124  not acquired within --timeout (the command did not run); for lock
+       --timeout 0, the lock was busy
   126  the command cannot be run; 127: not found
   128+N  a signal N stopped gocurator before the command started
 `
@@ -114,9 +115,15 @@ Curator's InterProcessMutex (or, with --shared, InterProcessSemaphoreV2; with
 --read or --write, a side of InterProcessReadWriteLock): Java processes using
 Curator on the same PATH exclude gocurator and are excluded by it.
 
+On a terminal, while the lock is busy, gocurator lock says who holds it
+(as gocurator holders does: id, session, when it queued) and says again
+when the holder changes, then when it has the lock. When standard error is
+not a terminal (a script, a log), it says nothing unless it fails.
+
 Flags:
-  --timeout D   give up (exit 124) if the lock is not had within D
-                (default: wait for ever)
+  --timeout D   give up (exit 124) if the lock is not had within D; 0
+                tries once (exit 124 if it is busy, saying who holds it);
+                forever, the default, waits for ever
   --shared N    a semaphore: at most N holders at once
   --read        the read side of a read-write lock: readers share it
   --write       the write side: one writer, and no reader
@@ -129,6 +136,9 @@ Examples:
 
   # at most three migrations at once; give up after ten minutes
   gocurator lock --shared 3 --timeout 10m /jobs/migrate -- ./migrate.sh
+
+  # run only if nobody else is running it now (a cron job that may overlap)
+  gocurator lock --timeout 0 /jobs/sync -- ./sync.sh || [ $? -eq 124 ]
 
   # readers share, writers are alone
   gocurator lock --read  /data/catalog -- ./export-catalog
@@ -149,7 +159,9 @@ Flags:
   --requeue     after COMMAND ends, or the leadership is lost, join the
                 election again and run COMMAND again when leading; only a
                 terminating signal (INT, TERM, HUP, QUIT) ends gocurator
-  --timeout D   give up (exit 124) if not leading within D
+  --timeout D   give up (exit 124) if not leading within D; forever, the
+                default, waits for ever (0 is refused: an election has no
+                single try)
   --id ID       the participant's id, its node's data, which gocurator
                 leader prints (default host:pid)
 ` + connectionHelp + runHelp + `

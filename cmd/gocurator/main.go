@@ -17,7 +17,7 @@ import (
 
 func main() {
 	protectProcess()
-	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stderr)}
 	os.Exit(a.run(os.Args[1:]))
 }
 
@@ -27,6 +27,7 @@ type app struct {
 	stdin          io.Reader // read only for --digest-file -
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	tty            bool // stderr is a terminal: gocurator lock says what it waits for
 }
 
 // run runs the subcommand args name and returns the exit status.
