@@ -68,7 +68,7 @@ func retryVanished(ctx context.Context, try attempt) (h *Hold, waited bool, err 
 // newLease returns the hold of the lease node at path; sess is the client's
 // error epoch from before the listing that found it within the limit.
 func (s *Semaphore) newLease(path string, sess *framework.Session) *Hold {
-	return newHold(s.client, path, nil, nil, sess)
+	return newHold(s.client, path, nil, nil, sess, s.report)
 }
 
 // leaseTxn returns, for pipelined, a create of a protected lease node (and
