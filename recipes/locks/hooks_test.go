@@ -20,9 +20,17 @@ type lockLog struct {
 	losses   []observe.Loss
 }
 
-func (l *lockLog) OnAcquire(e observe.Acquire) { l.mu.Lock(); l.acquires = append(l.acquires, e); l.mu.Unlock() }
-func (l *lockLog) OnRelease(e observe.Release) { l.mu.Lock(); l.releases = append(l.releases, e); l.mu.Unlock() }
-func (l *lockLog) OnLoss(e observe.Loss)       { l.mu.Lock(); l.losses = append(l.losses, e); l.mu.Unlock() }
+func (l *lockLog) OnAcquire(e observe.Acquire) {
+	l.mu.Lock()
+	l.acquires = append(l.acquires, e)
+	l.mu.Unlock()
+}
+func (l *lockLog) OnRelease(e observe.Release) {
+	l.mu.Lock()
+	l.releases = append(l.releases, e)
+	l.mu.Unlock()
+}
+func (l *lockLog) OnLoss(e observe.Loss) { l.mu.Lock(); l.losses = append(l.losses, e); l.mu.Unlock() }
 
 func (l *lockLog) await(t *testing.T, acquires, releases, losses int) {
 	t.Helper()
