@@ -28,8 +28,8 @@ type fakeConn struct {
 	session int64
 	seq     int
 	faults  []*fault
-	log     []string      // "op path", each request as it arrives
-	held    chan struct{} // told when a request is held for a late answer
+	log     []string              // "op path", each request as it arrives
+	held    chan struct{}         // told when a request is held for a late answer
 	before  func(op, path string) // if set, runs as each request arrives, before its fault; f.mu is held
 	closed  bool
 	wg      sync.WaitGroup // late answers in flight
