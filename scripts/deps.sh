@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the demo and the tests need on a Debian machine, if missing:
-# ZooKeeper 3.8 (which brings Java), Apache Curator 5 and a JDK for the interop tests,
+# ZooKeeper 3.8 (which brings Java), Apache Curator 5 (recipes and discovery) and a JDK for the interop tests,
 # and gcc for the race detector.
 # Idempotent and quiet; needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-packages=(zookeeper libcurator-recipes-java)
+packages=(zookeeper libcurator-recipes-java libcurator-discovery-java)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,6 +17,10 @@ const (
 	// RuntimeInconsistency (-2) marks the operations of a failed multi that
 	// did not fail themselves.
 	RuntimeInconsistency int32 = -2
+	// Unimplemented (-6) is a request the server does not serve: a TTL
+	// create on a server without extended types
+	// (zookeeper.extendedTypesEnabled=false, ZooKeeper's default).
+	Unimplemented int32 = -6
 	// OperationTimeout (-7) is the server's operation timeout.
 	OperationTimeout int32 = -7
 )

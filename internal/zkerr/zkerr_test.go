@@ -35,6 +35,8 @@ func TestIs(t *testing.T) {
 		{fmt.Errorf("get /x: %w", unknown(-7)), OperationTimeout, true},
 		{unknown(-2), RuntimeInconsistency, true},
 		{unknown(-2), OperationTimeout, false},
+		{unknown(-6), Unimplemented, true},
+		{unknown(-6), OperationTimeout, false},
 		{unknown(-72), OperationTimeout, false},
 		{zk.ErrUnknown, OperationTimeout, false}, // "zk: unknown error", a sentinel (it also links go-zookeeper for the pin)
 		{errors.New("unknown error: x"), OperationTimeout, false},
