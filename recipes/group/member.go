@@ -24,7 +24,7 @@ type Member struct {
 
 	mu       sync.Mutex
 	state    runState
-	stopLife func() bool  // stops the context.AfterFunc that closes the Member when Start's context ends
+	stopLife func() bool   // stops the context.AfterFunc that closes the Member when Start's context ends
 	closing  chan struct{} // closed when Close has finished
 }
 
