@@ -111,7 +111,8 @@ func (p *Provider[T]) Instance() (Instance[T], bool) {
 
 // NoteError records that a call to inst failed (Curator's noteError):
 // after DownThreshold errors the instance is down, left out of picks,
-// until DownTimeout has passed since its first error. An instance is
+// until DownTimeout has passed since its first error (checked at most once
+// per half DownTimeout, as Curator does: up to 1.5 DownTimeout). An instance is
 // known by its name, id and registration time, so one registered again is
 // a new instance.
 func (p *Provider[T]) NoteError(inst Instance[T]) { p.down.note(downKey(inst)) }
