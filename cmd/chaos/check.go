@@ -55,14 +55,15 @@ type finding struct {
 
 // checkInput is everything the checker reads.
 type checkInput struct {
-	lockPath, logPath string
-	workers           int
-	logs              []logSet
-	events            []event
-	views             []serverView
-	lastFaultEnd      time.Time
-	killed            map[[2]int]time.Time // worker incarnations killed by a fault
-	extra             []finding            // found while running
+	lockPath, logPath         string
+	membersPath, servicesPath string
+	workers                   int
+	logs                      []logSet
+	events                    []event
+	views                     []serverView
+	lastFaultEnd              time.Time
+	killed                    map[[2]int]time.Time // worker incarnations killed by a fault
+	extra                     []finding            // found while running
 }
 
 // holdKey names one hold: worker, incarnation, hold number.
@@ -133,6 +134,7 @@ func check(in checkInput) *report {
 	checkLeftBehind(in, v, s)
 	checkProgress(in, v)
 	checkQueue(h, holds, order, v)
+	mc := checkMembers(m.txns, in.membersPath, in.servicesPath, v)
 
 	for _, c := range m.conflicts {
 		s.add(sLogConflict, "%s", c)
@@ -148,6 +150,12 @@ func check(in checkInput) *report {
 		Notes: notes.counts, NoteExamples: notes.examples,
 	}
 	r.count(in, h, holds)
+	r.Members = map[string]int{"member_nodes": mc.nodes, "member_creates": mc.creates, "instance_creates": mc.instanceCreates}
+	for _, ev := range in.events {
+		if ev.Ev == evMember && ev.Outcome == "lost" {
+			r.Members["told_lost"]++
+		}
+	}
 	return r
 }
 

@@ -36,6 +36,8 @@ type config struct {
 	verbose    bool // the workers' library logs to their stderr files
 	lockPath   string
 	logPath    string
+	members    string // parent of the workers' member nodes
+	services   string // base path of the workers' service registrations
 	txnTimeout time.Duration
 }
 
@@ -104,6 +106,9 @@ func run(ctx context.Context, cfg config, spawn spawner, log *slog.Logger) (*rep
 	h.injectFaults(ctx)
 	h.log.Info("faults over; waiting for every worker to acquire again")
 	progressErr := h.waitAcquired(ctx, h.lastFaultEnd, cfg.settle)
+	if err := h.waitMembership(ctx, cfg.settle); err != nil {
+		h.violationsRun = append(h.violationsRun, finding{kind: vMemberMissing, what: err.Error()})
+	}
 	h.stopWorkers()
 	h.waitLockGone(ctx)
 	views, err := h.serverViews(ctx)
@@ -130,7 +135,7 @@ func run(ctx context.Context, cfg config, spawn spawner, log *slog.Logger) (*rep
 		events = append(events, evs...)
 	}
 	in := checkInput{
-		lockPath: cfg.lockPath, logPath: cfg.logPath, workers: cfg.workers,
+		lockPath: cfg.lockPath, logPath: cfg.logPath, membersPath: cfg.members, servicesPath: cfg.services, workers: cfg.workers,
 		logs: sets, events: events, views: views, lastFaultEnd: h.lastFaultEnd,
 		killed: h.killedIncarnations(), extra: h.violationsRun,
 	}
@@ -211,7 +216,8 @@ func (h *harness) startWorker(id, inc int) error {
 	}
 	wc := workerConfig{
 		connect: strings.Join(addrs, ","), id: id, inc: inc, out: h.workerOut(id),
-		lockPath: h.cfg.lockPath, logPath: h.cfg.logPath, session: h.cfg.session, policy: policy,
+		lockPath: h.cfg.lockPath, logPath: h.cfg.logPath, membersPath: h.cfg.members, servicesPath: h.cfg.services,
+		session: h.cfg.session, policy: policy,
 		writes: h.cfg.writes, txnTimeout: h.cfg.txnTimeout, acquireTimeout: 30 * time.Second, releaseTimeout: 10 * time.Second,
 		gap: 20 * time.Millisecond, idle: 50 * time.Millisecond, verbose: h.cfg.verbose,
 	}

@@ -11,8 +11,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gocurator/curator/discovery"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipes/node"
 )
 
 // Worker events, one JSON line each in the worker's output file.
@@ -26,7 +28,10 @@ const (
 	evCheck      = "check"       // Hold.Err before the release, when non-nil
 	evRelease    = "release"     // Release's answer
 	evKill       = "session_kill"
-	evExit       = "exit" // the process ends cleanly
+	evMember     = "member"     // the member node's Created or Lost (outcome: created, lost)
+	evRegistered = "registered" // the service registration's outcome
+	evLeave      = "leave"      // the member node and registration closed
+	evExit       = "exit"       // the process ends cleanly
 )
 
 // Write outcomes.
@@ -103,6 +108,8 @@ func sentinels() []sentinel {
 		{"ErrNotStarted", framework.ErrNotStarted},
 		{"ErrInvalidPath", framework.ErrInvalidPath},
 		{"ErrInvalidArg", framework.ErrInvalidArg},
+		{"node.ErrClosed", node.ErrClosed},
+		{"discovery.ErrClosed", discovery.ErrClosed},
 		{"context.DeadlineExceeded", context.DeadlineExceeded},
 		{"context.Canceled", context.Canceled},
 	}

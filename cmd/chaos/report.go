@@ -36,6 +36,7 @@ type report struct {
 	EntriesGone int            `json:"entries_gone"` // of which deleted
 	Txns        int            `json:"txns"`         // committed transactions read from the logs
 	Progress    map[string]int `json:"progress"`     // per worker: acquisitions after the last fault
+	Members     map[string]int `json:"members"`      // member nodes and service instances: nodes, creates, Lost events
 
 	Violations     map[string]int      `json:"violations"`
 	Examples       map[string][]string `json:"examples,omitempty"`
@@ -123,6 +124,7 @@ func (r *report) writeTable(w io.Writer) {
 	fmt.Fprintf(tw, "holds\t%d (told lost: %d); lock nodes ended: %s\n", r.Holds, r.HoldsLost, kv(r.NodesEnded))
 	fmt.Fprintf(tw, "fenced writes\t%s; entries committed %d, deleted %d; %d transactions in the logs\n", kv(r.Writes), r.Entries, r.EntriesGone, r.Txns)
 	fmt.Fprintf(tw, "after the last fault\t%s (acquisitions per worker)\n", kv(r.Progress))
+	fmt.Fprintf(tw, "membership\t%s\n", kv(r.Members))
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintln(tw, "check\tresult")
@@ -178,6 +180,7 @@ func checks() []struct {
 		{"(f) no node left behind", []string{vLeftBehind}},
 		{"(g) progress after the faults", []string{vNoProgress}},
 		{"(h) one holder at a time", []string{vNotFirst, vUnknownNode}},
+		{"(m) members once, back after faults", []string{vMemberDuplicate, vMemberMissing}},
 		{"workers ran and stopped", []string{vWorkerHung, vWorkerFailed}},
 	}
 }
