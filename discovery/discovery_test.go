@@ -411,3 +411,57 @@ func TestBadInputSendsNothing(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// On a 3-member ensemble the member the registering client is on is
+// killed: the client moves to another member, the instance stays
+// registered, once, on its session, and a cache elsewhere still has it;
+// Update goes through on the new member.
+func TestInstanceSurvivesMemberKill(t *testing.T) {
+	recipestest.LeakCheck(t)
+	ens, err := zkharness.StartEnsemble(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ens.Close()
+	cs := clients(t, ens.ConnectString(), recipestest.Namespace(t), 2)
+	ctx := ctxT(t)
+	d := started[string](t, cs[0])
+	inst, err := d.Register(ctx, discovery.Instance[string]{Name: "svc", ID: "a", Payload: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := started[string](t, cs[1]).NewCache("svc")
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	on := -1
+	for i := range ens.Size() {
+		if ens.Member(i) == cs[0].CurrentServer() {
+			on = i
+		}
+	}
+	if on < 0 {
+		t.Fatalf("the client is on %q, no member", cs[0].CurrentServer())
+	}
+	session := cs[0].SessionID()
+	if err := ens.Kill(on); err != nil {
+		t.Fatal(err)
+	}
+	inst.Payload = "v2"
+	if err := d.Update(ctx, inst); err != nil { // through another member
+		t.Fatal(err)
+	}
+	recipestest.Eventually(t, "the cache to have the update", func() (bool, string) {
+		insts := c.Instances()
+		return len(insts) == 1 && insts[0].Payload == "v2", fmt.Sprint(insts)
+	})
+	kids, _, err := cs[1].Children(ctx, "/services/svc")
+	_, st, err2 := cs[1].Get(ctx, "/services/svc/a")
+	if err != nil || err2 != nil || !slices.Equal(kids, []string{"a"}) || st.EphemeralOwner != cs[0].SessionID() || cs[0].SessionID() != session {
+		t.Fatalf("after the kill: %v %v, %+v %v; session %#x then %#x", kids, err, st, err2, session, cs[0].SessionID())
+	}
+	if err := ens.Restart(on); err != nil {
+		t.Fatal(err)
+	}
+}
