@@ -245,17 +245,3 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 		}
 	}
 }
-
-// changedLocked wakes the waiters of WaitForInitialCreate and SetData.
-// Callers hold n.mu.
-func (n *Node) changedLocked() {
-	close(n.progress)
-	n.progress = make(chan struct{})
-}
-
-// closedOrDone reports whether the Node is closed or its lifetime ended.
-func (n *Node) closedOrDone() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.state == closed
-}
