@@ -211,3 +211,50 @@ func TestEnsembleMemberKilled(t *testing.T) {
 		t.Fatalf("events %v", got)
 	}
 }
+
+// Close while the connection is down does not wait for it: the client
+// deletes a persistent node once it is back.
+func TestCloseWhileDisconnected(t *testing.T) {
+	recipestest.LeakCheck(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithSessionTimeout(20*time.Second))
+	other := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	suspended := make(chan struct{}, 1)
+	remove, _ := c.AddConnectionStateListener(func(s listener.ConnectionState) {
+		if s == listener.Suspended {
+			select {
+			case suspended <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer remove()
+	n, _ := node.New(c, "/p", []byte("x"), node.WithMode(framework.Persistent))
+	started(t, n)
+	proxy.Blackhole(true)
+	select {
+	case <-suspended:
+	case <-ctx.Done():
+		t.Fatal("the client never reported Suspended")
+	}
+	closed := make(chan struct{})
+	go func() {
+		n.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close waited for the connection")
+	}
+	if ok, _, _ := other.Exists(ctx, "/p"); !ok {
+		t.Fatal("the node went while the client was cut off")
+	}
+	proxy.Blackhole(false)
+	recipestest.Eventually(t, "the client to delete the node once it is back", func() (bool, string) {
+		ok, _, err := other.Exists(ctx, "/p")
+		return !ok && err == nil, fmt.Sprint(ok, err)
+	})
+}
