@@ -125,9 +125,13 @@ func (a *app) instances(args []string) int {
 	if err != nil {
 		return a.fail(cmd, exitFailed, "%v", err)
 	}
-	changes := make(chan string, 64)
+	changes, quit := make(chan string, 64), make(chan struct{})
+	defer close(quit) // before c.Close, deferred below: a listener waiting to hand a line over gives up
 	c.AddListener(func(ev discovery.Event[json.RawMessage]) {
-		changes <- strings.ToLower(ev.Type.String()) + "\t" + instanceLine(ev.Instance)
+		select {
+		case changes <- strings.ToLower(ev.Type.String()) + "\t" + instanceLine(ev.Instance):
+		case <-quit:
+		}
 	})
 	life, stop := context.WithCancel(context.Background())
 	defer stop()
