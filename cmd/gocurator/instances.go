@@ -126,7 +126,6 @@ func (a *app) instances(args []string) int {
 		return a.fail(cmd, exitFailed, "%v", err)
 	}
 	changes, quit := make(chan string, 64), make(chan struct{})
-	defer close(quit) // before c.Close, deferred below: a listener waiting to hand a line over gives up
 	c.AddListener(func(ev discovery.Event[json.RawMessage]) {
 		select {
 		case changes <- strings.ToLower(ev.Type.String()) + "\t" + instanceLine(ev.Instance):
@@ -138,7 +137,10 @@ func (a *app) instances(args []string) int {
 	if err := c.Start(life); err != nil {
 		return a.fail(cmd, exitFailed, "%v", err)
 	}
-	defer c.Close()
+	defer func() {
+		close(quit) // first: a listener waiting to hand a line over gives up, and Close does not wait on it
+		c.Close()
+	}()
 	for _, i := range c.Instances() {
 		fmt.Fprintln(a.stdout, "added\t"+instanceLine(i))
 	}
