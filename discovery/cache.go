@@ -3,6 +3,7 @@ package discovery
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -37,12 +38,15 @@ type cacheListener[T any] struct {
 
 // NewCache returns a cache of the instances of the service name. It sends
 // nothing until Start.
-func (d *Discovery[T]) NewCache(name string) (*Cache[T], error) {
+func (d *Discovery[T]) NewCache(name string) (*Cache[T], error) { return d.newCache(name) }
+
+// newCache is NewCache, with more options for the inner cache (tests).
+func (d *Discovery[T]) newCache(name string, opts ...cache.Option) (*Cache[T], error) {
 	if err := checkName("service name", name); err != nil {
 		return nil, err
 	}
 	dir := framework.JoinPath(d.base, name)
-	inner, err := cache.New(d.client, dir, cache.WithMaxDepth(1))
+	inner, err := cache.New(d.client, dir, append([]cache.Option{cache.WithMaxDepth(1)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +162,10 @@ func (c *Cache[T]) apply(ev cache.Event) {
 		c.mu.Unlock()
 		return
 	}
+	if ev.Type == cache.Overflowed { // events were dropped: read the cache itself
+		c.resync()
+		return
+	}
 	parent, key := framework.SplitPath(ev.Path)
 	if parent != c.dir || ev.Path == c.dir {
 		return // the service's own node, Stale, Resynced
@@ -193,6 +201,43 @@ func (c *Cache[T]) apply(ev cache.Event) {
 	}
 	c.mu.Unlock()
 	c.tell(out)
+}
+
+// resync rebuilds the instances from the inner cache's nodes, after its
+// listeners fell so far behind that it dropped events, and tells the
+// listeners the differences.
+func (c *Cache[T]) resync() {
+	now := make(map[string]Instance[T])
+	for _, key := range c.cache.Children(c.dir) {
+		n, ok := c.cache.Get(framework.JoinPath(c.dir, key))
+		if !ok {
+			continue
+		}
+		inst, err := c.codec.unmarshal(n.Data)
+		if err != nil {
+			c.log("discovery: leaving out an instance that does not read", "path", n.Path, "err", err)
+			continue
+		}
+		now[key] = inst
+	}
+	c.mu.Lock()
+	old := c.instances
+	c.instances = now
+	c.mu.Unlock()
+	for key, inst := range old {
+		if _, ok := now[key]; !ok {
+			c.tell(Event[T]{Type: Removed, Instance: inst})
+		}
+	}
+	for key, inst := range now {
+		prev, had := old[key]
+		switch {
+		case !had:
+			c.tell(Event[T]{Type: Added, Instance: inst})
+		case !reflect.DeepEqual(prev, inst):
+			c.tell(Event[T]{Type: Updated, Instance: inst})
+		}
+	}
 }
 
 // remove drops the instance at key, telling the listeners.

@@ -15,6 +15,10 @@ const (
 	Left
 	// Initialized: the members present at start have all been reported.
 	Initialized
+	// Overflowed: the listeners fell so far behind (a buffer of 100,000
+	// events) that events were dropped; the view itself is current: read
+	// Members again.
+	Overflowed
 )
 
 // String returns the type's name.
@@ -28,12 +32,14 @@ func (t EventType) String() string {
 		return "Left"
 	case Initialized:
 		return "Initialized"
+	case Overflowed:
+		return "Overflowed"
 	}
 	return "EventType(?)"
 }
 
 // Event is a change of the group's membership. ID and Data are empty for
-// Initialized; Data is the member's data after the change (before it, for
+// Initialized and Overflowed; Data is the member's data after the change (before it, for
 // Left).
 type Event struct {
 	Type EventType
@@ -45,8 +51,11 @@ type Event struct {
 // event; ok is false for the events a group does not report (the
 // membership node's own, Stale, Resynced).
 func translate(root string, ev cache.Event) (Event, bool) {
-	if ev.Type == cache.Initialized {
+	switch ev.Type {
+	case cache.Initialized:
 		return Event{Type: Initialized}, true
+	case cache.Overflowed:
+		return Event{Type: Overflowed}, true
 	}
 	id, ok := memberID(root, ev.Path)
 	if !ok {
