@@ -122,7 +122,8 @@ type memberCounts struct {
 
 // checkMembers: an incarnation's sequential member node keeps one name for
 // good, across every re-creation (a second name is a second node: the
-// protected create or the re-creation went wrong).
+// protected create or the re-creation went wrong). Empty paths check
+// nothing (a run without members).
 func checkMembers(txns []txn, membersPath, servicesPath string, v *tally) memberCounts {
 	var c memberCounts
 	paths := make(map[string]map[string]bool) // data -> paths created with it
@@ -132,7 +133,7 @@ func checkMembers(txns []txn, membersPath, servicesPath string, v *tally) member
 				continue
 			}
 			switch {
-			case strings.HasPrefix(op.Path, membersPath+"/"):
+			case membersPath != "" && strings.HasPrefix(op.Path, membersPath+"/"):
 				c.creates++
 				d := string(op.Data)
 				if paths[d] == nil {
@@ -142,7 +143,7 @@ func checkMembers(txns []txn, membersPath, servicesPath string, v *tally) member
 					c.nodes++
 				}
 				paths[d][op.Path] = true
-			case strings.HasPrefix(op.Path, servicesPath+"/workers/"):
+			case servicesPath != "" && strings.HasPrefix(op.Path, servicesPath+"/workers/"):
 				c.instanceCreates++
 			}
 		}

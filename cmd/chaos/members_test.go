@@ -27,4 +27,8 @@ func TestCheckMembers(t *testing.T) {
 	if v.counts[vMemberDuplicate] != 1 {
 		t.Fatalf("a second name for w1.1: violations %v", v.counts)
 	}
+	v = newTally()
+	if c := checkMembers(twice, "", "", v); len(v.counts) != 0 || c.creates != 0 {
+		t.Fatalf("no members path: violations %v, counts %+v; want nothing checked", v.counts, c)
+	}
 }
