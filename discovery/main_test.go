@@ -226,3 +226,16 @@ func (p *javaPeer) sees(want string) {
 		}
 	}
 }
+
+// query asks the peer's queryForInstances until it answers want. Curator's
+// ServiceDiscovery registers its instances again when its connection-state
+// listener hears CONNECTED, which can come after start() and the first
+// registration: it then deletes and creates its own instance again, and a
+// query in between misses it.
+func (p *javaPeer) query(name, want string) {
+	p.t.Helper()
+	recipestest.Eventually(p.t, "Java's queryForInstances to answer "+want, func() (bool, string) {
+		got := p.do("INSTANCES ", "QUERY "+name)
+		return got == want, got
+	})
+}
