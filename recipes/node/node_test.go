@@ -57,7 +57,7 @@ func TestNodeLifecycle(t *testing.T) {
 // listeners hear Lost, then Created.
 func TestDeletedNodeComesBack(t *testing.T) {
 	recipestest.LeakCheck(t)
-	for _, mode := range []framework.CreateMode{framework.Ephemeral, framework.Persistent, framework.EphemeralSequential, framework.Container} {
+	for _, mode := range []framework.CreateMode{framework.Ephemeral, framework.Persistent, framework.EphemeralSequential, framework.PersistentSequential, framework.Container} {
 		t.Run(fmt.Sprint(mode), func(t *testing.T) {
 			cs := clients(t, "", 2)
 			c, other := cs[0], cs[1]
