@@ -104,8 +104,8 @@ func New(opts ...Option) (*Hook, error) {
 // attrKey names one attribute set: its family (which attributes) and their
 // values.
 type attrKey struct {
-	fam        family
-	a, b, c, d string
+	fam     family
+	a, b, c string
 }
 
 type family uint8
@@ -117,7 +117,7 @@ const (
 	famState                     // gocurator.connection.state
 	famSessionLoss               // gocurator.cause
 	famAcquire                   // gocurator.recipe, gocurator.label, gocurator.lock.outcome
-	famHold                      // gocurator.recipe, gocurator.label, gocurator.lock.end, error.type
+	famHold                      // gocurator.recipe, gocurator.label, gocurator.lock.end
 	famCause                     // gocurator.recipe, gocurator.label, gocurator.cause
 	famRecipe                    // gocurator.recipe, gocurator.label
 	famCacheChange               // gocurator.label, gocurator.cache.change
@@ -166,7 +166,6 @@ func (k attrKey) attributes() []attribute.KeyValue {
 		add(keyRecipe, k.a)
 		add(keyLabel, k.b)
 		add(keyHoldEnd, k.c)
-		add(keyErrorType, k.d)
 	case famCause:
 		add(keyRecipe, k.a)
 		add(keyLabel, k.b)

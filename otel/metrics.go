@@ -136,10 +136,15 @@ func (h *Hook) OnAcquire(e observe.Acquire) {
 	h.acquireSpan(e)
 }
 
-// OnRelease records a hold's length, and its span.
+// OnRelease records a hold's length, and its span; a release that failed
+// ends it as release_failed.
 func (h *Hook) OnRelease(e observe.Release) {
-	h.m.hold.Record(context.Background(), e.Held.Seconds(), h.opt(attrKey{fam: famHold, a: e.Recipe, b: e.Label, c: "released", d: errorClass(e.Err)}))
-	h.holdSpan(e.Recipe, e.Label, e.Path, e.Time, e.Held, "released", e.Err)
+	end := "released"
+	if e.Err != nil {
+		end = "release_failed"
+	}
+	h.m.hold.Record(context.Background(), e.Held.Seconds(), h.opt(attrKey{fam: famHold, a: e.Recipe, b: e.Label, c: end}))
+	h.holdSpan(e.Recipe, e.Label, e.Path, e.Time, e.Held, end, e.Err)
 }
 
 // OnLoss records a lost hold's length, counts the loss by its cause, and

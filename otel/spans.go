@@ -145,8 +145,8 @@ func (h *Hook) acquireSpan(e observe.Acquire) {
 		func(x *heard) bool { return under(x.path, e.Path) }, e.Err, failed)
 }
 
-// holdSpan records a hold that ended at end after held: released, or lost
-// for err.
+// holdSpan records a hold that ended at end after held: released,
+// release_failed (err says why) or lost (err says why).
 func (h *Hook) holdSpan(recipe, label, lockPath string, end time.Time, held time.Duration, how string, err error) {
 	attrs := recipeAttrs(recipe, label, lockPath, keyHoldEnd.String(how))
 	if how == "lost" {
