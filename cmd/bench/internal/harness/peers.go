@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"bufio"
@@ -31,10 +31,10 @@ func peers() []peer {
 	}
 }
 
-// peerDir is where the peers' sources are.
+// peerDir is where the peers' sources are: cmd/bench/peers.
 func peerDir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "peers")
+	return filepath.Join(filepath.Dir(file), "..", "..", "peers")
 }
 
 func runCurator(e env, workload string, herdSizes []string) []result {

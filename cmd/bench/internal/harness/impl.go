@@ -1,9 +1,10 @@
-package main
+package harness
 
 import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"time"
 
@@ -41,7 +42,9 @@ type impl interface {
 
 // --- gocurator ---
 
-type curatorGo struct{}
+// curatorGo is gocurator's recipes, on clients with the hooks of its set
+// (nil: none).
+type curatorGo struct{ hooks *HookSet }
 
 type goSession struct {
 	c   *framework.Client
@@ -51,20 +54,35 @@ type goSession struct {
 func (s *goSession) counter() *zkharness.Counter { return s.cnt }
 func (s *goSession) close()                      { s.c.Close() }
 
-func (curatorGo) name() string { return "gocurator" }
+// name is gocurator, or gocurator+NAME with the hooks NAME.
+func (g curatorGo) name() string {
+	if g.hooks == nil {
+		return "gocurator"
+	}
+	return "gocurator+" + g.hooks.Name
+}
 
-func (curatorGo) connect(addr string) (session, error) { return connectGo(addr, nil) }
+func (g curatorGo) connect(addr string) (session, error) {
+	if g.hooks == nil {
+		return connectGo(addr, nil)
+	}
+	hook, err := g.hooks.New()
+	if err != nil {
+		return nil, fmt.Errorf("hooks %s: %w", g.hooks.Name, err)
+	}
+	return connectGo(addr, nil, framework.WithHooks(hook))
+}
 
-// connectGo opens a gocurator session; wrap, if not nil, wraps its
-// counted dialer.
-func connectGo(addr string, wrap func(framework.Dialer) framework.Dialer) (session, error) {
+// connectGo opens a gocurator session with opts; wrap, if not nil, wraps
+// its counted dialer.
+func connectGo(addr string, wrap func(framework.Dialer) framework.Dialer, opts ...framework.Option) (session, error) {
 	cnt := zkharness.NewCounter()
 	dial := cnt.Dialer(nil)
 	if wrap != nil {
 		dial = wrap(dial)
 	}
-	c, err := framework.New(addr, framework.WithDialer(dial), framework.WithSessionTimeout(10*time.Second),
-		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(10*time.Millisecond, 10)))
+	c, err := framework.New(addr, append([]framework.Option{framework.WithDialer(dial), framework.WithSessionTimeout(10 * time.Second),
+		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(10*time.Millisecond, 10))}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
