@@ -27,13 +27,13 @@ const ScopeName = "github.com/gocurator/curator/otel"
 // in the same streams.
 type Hook struct {
 	tracer  trace.Tracer
-	spanOps map[string]bool // the operations that get a span
+	spans   map[string]bool // the spans recorded (WithSpans)
 	m       instruments
 
 	mu     sync.Mutex
-	attrs  map[attrKey]metric.MeasurementOption // built attribute sets
-	recent ring                                 // the client's last requests and retry decisions
-	gaps   map[termKey]float64                  // the gap before each term under way, in seconds
+	attrs  map[attrKey]*options // built attribute sets
+	recent ring                 // the client's last requests and retry decisions
+	gaps   map[termKey]float64  // the gap before each term under way, in seconds
 }
 
 // Compile-time checks: Hook hears everything observe reports.
@@ -54,7 +54,7 @@ type Option func(*config)
 type config struct {
 	meters  metric.MeterProvider
 	tracers trace.TracerProvider
-	spanOps []string
+	spans   []string
 }
 
 // WithMeterProvider sets where the metrics go; the default is the global
@@ -69,17 +69,21 @@ func WithTracerProvider(p trace.TracerProvider) Option {
 	return func(c *config) { c.tracers = p }
 }
 
-// WithOperationSpans names the client operations ("txn", "create", "get",
-// "delete", ...) that get a span each, in place of the default, "txn"
-// alone. With none, no operation gets a span.
-func WithOperationSpans(ops ...string) Option {
-	return func(c *config) { c.spanOps = ops }
+// WithSpans names the spans the Hook records, in place of the default
+// "lock.acquire", "leader.term" and "txn": any of "lock.acquire",
+// "lock.hold", "leader.term", and client operations ("txn", "create",
+// "get", "delete", ...), each recorded as gocurator.NAME. With none, the
+// Hook records no span. A span costs the SDK's making and exporting it
+// (about 10 µs of CPU with every span sampled, docs/observability.md);
+// one its sampler drops costs little.
+func WithSpans(names ...string) Option {
+	return func(c *config) { c.spans = names }
 }
 
 // New returns a Hook. It fails only if the MeterProvider refuses an
 // instrument.
 func New(opts ...Option) (*Hook, error) {
-	c := config{spanOps: []string{"txn"}}
+	c := config{spans: []string{"lock.acquire", "leader.term", "txn"}}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -93,10 +97,10 @@ func New(opts ...Option) (*Hook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("otel hook: %w", err)
 	}
-	h := &Hook{tracer: c.tracers.Tracer(ScopeName), spanOps: map[string]bool{}, m: m,
-		attrs: map[attrKey]metric.MeasurementOption{}, gaps: map[termKey]float64{}}
-	for _, op := range c.spanOps {
-		h.spanOps[op] = true
+	h := &Hook{tracer: c.tracers.Tracer(ScopeName), spans: map[string]bool{}, m: m,
+		attrs: map[attrKey]*options{}, gaps: map[termKey]float64{}}
+	for _, name := range c.spans {
+		h.spans[name] = true
 	}
 	return h, nil
 }
@@ -126,13 +130,21 @@ const (
 	famTrySet                    // gocurator.recipe, gocurator.label, gocurator.shared.conflict
 )
 
-// opt returns k's attribute set as a measurement option, built once.
-func (h *Hook) opt(k attrKey) metric.MeasurementOption {
+// options are an attribute set as the options of a Record and of an Add,
+// built once: passed as slices, they cost no allocation per measurement.
+type options struct {
+	rec []metric.RecordOption
+	add []metric.AddOption
+}
+
+// opt returns k's attribute set's options.
+func (h *Hook) opt(k attrKey) *options {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o, ok := h.attrs[k]
 	if !ok {
-		o = metric.WithAttributeSet(attribute.NewSet(k.attributes()...))
+		set := metric.WithAttributeSet(attribute.NewSet(k.attributes()...))
+		o = &options{rec: []metric.RecordOption{set}, add: []metric.AddOption{set}}
 		h.attrs[k] = o
 	}
 	return o
@@ -205,15 +217,11 @@ const (
 	keyCacheInitial  attribute.Key = "gocurator.cache.initial"
 	keyConflict      attribute.Key = "gocurator.shared.conflict"
 	// On spans and span events only: their number has no bound.
-	keyPath       attribute.Key = "gocurator.path"
-	keyAttempts   attribute.Key = "gocurator.attempts"
-	keyLeaderID   attribute.Key = "gocurator.leader.id"
-	keyGap        attribute.Key = "gocurator.leader.gap"
-	keyDuration   attribute.Key = "gocurator.duration"
-	keyAttempt    attribute.Key = "gocurator.retry.attempt"
-	keySleep      attribute.Key = "gocurator.retry.sleep"
-	keyBytesOut   attribute.Key = "gocurator.bytes_out"
-	keyBytesIn    attribute.Key = "gocurator.bytes_in"
-	keyWait       attribute.Key = "gocurator.lock.wait"
-	keyTermLength attribute.Key = "gocurator.leader.term_length"
+	keyPath     attribute.Key = "gocurator.path"
+	keyAttempts attribute.Key = "gocurator.attempts"
+	keyLeaderID attribute.Key = "gocurator.leader.id"
+	keyGap      attribute.Key = "gocurator.leader.gap"
+	keyDuration attribute.Key = "gocurator.duration"
+	keyAttempt  attribute.Key = "gocurator.retry.attempt"
+	keySleep    attribute.Key = "gocurator.retry.sleep"
 )

@@ -244,12 +244,12 @@ func TestRequestsAndOperations(t *testing.T) {
 
 // A call whose reply is lost is retried: the retry decision is counted by
 // operation and error class, and the operation's span (asked for with
-// WithOperationSpans) carries both attempts' requests and the decision as
+// WithSpans) carries both attempts' requests and the decision as
 // events.
 func TestRetriedCall(t *testing.T) {
 	tel := newTelemetry(t)
 	proxy := recipestest.StartProxy(t, server.Addr())
-	c := tel.client(t, proxy.Addr(), curatorotel.WithOperationSpans("get"))
+	c := tel.client(t, proxy.Addr(), curatorotel.WithSpans("get"))
 	ctx := recipestest.Context(t)
 	if _, err := c.Create(ctx, "/n", nil); err != nil {
 		t.Fatal(err)
@@ -309,8 +309,9 @@ func TestLock(t *testing.T) {
 	tel := newTelemetry(t)
 	ns := recipestest.Namespace(t)
 	connect := server.ConnectString()
-	a := recipestest.NewClient(t, connect, framework.WithNamespace(ns), framework.WithHooks(tel.hook(t)))
-	b := recipestest.NewClient(t, connect, framework.WithNamespace(ns), framework.WithHooks(tel.hook(t)))
+	spans := curatorotel.WithSpans("lock.acquire", "lock.hold")
+	a := recipestest.NewClient(t, connect, framework.WithNamespace(ns), framework.WithHooks(tel.hook(t, spans)))
+	b := recipestest.NewClient(t, connect, framework.WithNamespace(ns), framework.WithHooks(tel.hook(t, spans)))
 	ctx := recipestest.Context(t)
 	ma, _ := locks.NewMutex(a, "/lock", locks.WithLabel("orders"))
 	mb, _ := locks.NewMutex(b, "/lock", locks.WithLabel("orders"))
@@ -413,7 +414,7 @@ func TestLock(t *testing.T) {
 // in an error.
 func TestLockLoss(t *testing.T) {
 	tel := newTelemetry(t)
-	c := tel.client(t, "")
+	c := tel.client(t, "", curatorotel.WithSpans("lock.hold"))
 	ctx := recipestest.Context(t)
 	m, _ := locks.NewMutex(c, "/lock")
 	h, err := m.Acquire(ctx)
@@ -448,7 +449,8 @@ func TestLockLoss(t *testing.T) {
 	}
 }
 
-// A transaction is a span by default, with its multi request as an event.
+// A transaction is a span by default, with its multi request as an event;
+// a get is not, nor is a hold.
 func TestTxnSpan(t *testing.T) {
 	tel := newTelemetry(t)
 	c := tel.client(t, "")
@@ -463,7 +465,21 @@ func TestTxnSpan(t *testing.T) {
 	if _, _, err := c.Get(ctx, "/a"); err != nil {
 		t.Fatal(err)
 	}
-	tel.await(t, "gocurator.operation.duration", count(1), "gocurator.operation=get")
+	h, err := locks.NewMutex(c, "/lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold, err := h.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hold.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tel.await(t, "gocurator.lock.hold.duration", count(1), "gocurator.lock.end=released", "gocurator.recipe=mutex")
+	if n := len(tel.ended("gocurator.lock.hold")); n != 0 {
+		t.Errorf("%d hold spans by default, want none", n)
+	}
 	spans := tel.ended("gocurator.txn")
 	if len(spans) != 1 || len(tel.ended("gocurator.get")) != 0 {
 		t.Fatalf("%d txn spans and %d get spans: want one txn span only", len(spans), len(tel.ended("gocurator.get")))

@@ -74,19 +74,19 @@ func newInstruments(m metric.Meter) (instruments, error) {
 
 // OnRequest records a request's duration, outcome and bytes.
 func (h *Hook) OnRequest(e observe.Request) {
-	h.note(heard{start: e.Time, end: e.Time.Add(e.Latency), op: e.Op, path: e.Path, err: e.Err, bytesOut: e.BytesOut, bytesIn: e.BytesIn})
-	h.m.request.Record(context.Background(), e.Latency.Seconds(), h.opt(attrKey{fam: famOp, a: e.Op, b: errorClass(e.Err)}))
-	h.m.io.Add(context.Background(), int64(e.BytesOut), h.opt(attrKey{fam: famIO, a: "transmit"}))
+	h.note(heard{start: e.Time, end: e.Time.Add(e.Latency), op: e.Op, path: e.Path, err: e.Err})
+	h.m.request.Record(context.Background(), e.Latency.Seconds(), h.opt(attrKey{fam: famOp, a: e.Op, b: errorClass(e.Err)}).rec...)
+	h.m.io.Add(context.Background(), int64(e.BytesOut), h.opt(attrKey{fam: famIO, a: "transmit"}).add...)
 	if e.BytesIn > 0 {
-		h.m.io.Add(context.Background(), int64(e.BytesIn), h.opt(attrKey{fam: famIO, a: "receive"}))
+		h.m.io.Add(context.Background(), int64(e.BytesIn), h.opt(attrKey{fam: famIO, a: "receive"}).add...)
 	}
 }
 
 // OnOperation records an operation's duration and outcome, and its span if
-// it is one of WithOperationSpans'.
+// WithSpans names it.
 func (h *Hook) OnOperation(e observe.Operation) {
-	h.m.operation.Record(context.Background(), e.Latency.Seconds(), h.opt(attrKey{fam: famOp, a: e.Op, b: errorClass(e.Err)}))
-	if h.spanOps[e.Op] {
+	h.m.operation.Record(context.Background(), e.Latency.Seconds(), h.opt(attrKey{fam: famOp, a: e.Op, b: errorClass(e.Err)}).rec...)
+	if h.spans[e.Op] {
 		h.operationSpan(e)
 	}
 }
@@ -98,18 +98,18 @@ func (h *Hook) OnRetry(e observe.Retry) {
 		decision = "give_up"
 	}
 	h.note(heard{start: e.Time, end: e.Time, op: e.Op, path: e.Path, err: e.Err, retry: true, attempt: e.Attempt, sleep: e.Sleep, gaveUp: e.GaveUp})
-	h.m.retries.Add(context.Background(), 1, h.opt(attrKey{fam: famRetry, a: e.Op, b: errorClass(e.Err), c: decision}))
+	h.m.retries.Add(context.Background(), 1, h.opt(attrKey{fam: famRetry, a: e.Op, b: errorClass(e.Err), c: decision}).add...)
 }
 
 // OnState counts a connection state change, records how long the state
 // before it lasted, and counts a lost session by its cause.
 func (h *Hook) OnState(e observe.State) {
-	h.m.transitions.Add(context.Background(), 1, h.opt(attrKey{fam: famState, a: stateName(e.State)}))
+	h.m.transitions.Add(context.Background(), 1, h.opt(attrKey{fam: famState, a: stateName(e.State)}).add...)
 	if e.Previous != 0 {
-		h.m.stateTime.Record(context.Background(), e.InPrevious.Seconds(), h.opt(attrKey{fam: famState, a: stateName(e.Previous)}))
+		h.m.stateTime.Record(context.Background(), e.InPrevious.Seconds(), h.opt(attrKey{fam: famState, a: stateName(e.Previous)}).rec...)
 	}
 	if e.State == listener.Lost {
-		h.m.sessionLoss.Add(context.Background(), 1, h.opt(attrKey{fam: famSessionLoss, a: e.Cause}))
+		h.m.sessionLoss.Add(context.Background(), 1, h.opt(attrKey{fam: famSessionLoss, a: e.Cause}).add...)
 	}
 }
 
@@ -132,8 +132,10 @@ func stateName(s listener.ConnectionState) string {
 
 // OnAcquire records an acquire's wait and outcome, and its span.
 func (h *Hook) OnAcquire(e observe.Acquire) {
-	h.m.acquire.Record(context.Background(), e.Wait.Seconds(), h.opt(attrKey{fam: famAcquire, a: e.Recipe, b: e.Label, c: e.Outcome.String()}))
-	h.acquireSpan(e)
+	h.m.acquire.Record(context.Background(), e.Wait.Seconds(), h.opt(attrKey{fam: famAcquire, a: e.Recipe, b: e.Label, c: e.Outcome.String()}).rec...)
+	if h.spans["lock.acquire"] {
+		h.acquireSpan(e)
+	}
 }
 
 // OnRelease records a hold's length, and its span; a release that failed
@@ -143,23 +145,27 @@ func (h *Hook) OnRelease(e observe.Release) {
 	if e.Err != nil {
 		end = "release_failed"
 	}
-	h.m.hold.Record(context.Background(), e.Held.Seconds(), h.opt(attrKey{fam: famHold, a: e.Recipe, b: e.Label, c: end}))
-	h.holdSpan(e.Recipe, e.Label, e.Path, e.Time, e.Held, end, e.Err)
+	h.m.hold.Record(context.Background(), e.Held.Seconds(), h.opt(attrKey{fam: famHold, a: e.Recipe, b: e.Label, c: end}).rec...)
+	if h.spans["lock.hold"] {
+		h.holdSpan(e.Recipe, e.Label, e.Path, e.Time, e.Held, end, e.Err)
+	}
 }
 
 // OnLoss records a lost hold's length, counts the loss by its cause, and
 // records its span.
 func (h *Hook) OnLoss(e observe.Loss) {
-	h.m.hold.Record(context.Background(), e.Held.Seconds(), h.opt(attrKey{fam: famHold, a: e.Recipe, b: e.Label, c: "lost"}))
-	h.m.losses.Add(context.Background(), 1, h.opt(attrKey{fam: famCause, a: e.Recipe, b: e.Label, c: causeClass(e.Cause)}))
-	h.holdSpan(e.Recipe, e.Label, e.Path, e.Time, e.Held, "lost", e.Cause)
+	h.m.hold.Record(context.Background(), e.Held.Seconds(), h.opt(attrKey{fam: famHold, a: e.Recipe, b: e.Label, c: "lost"}).rec...)
+	h.m.losses.Add(context.Background(), 1, h.opt(attrKey{fam: famCause, a: e.Recipe, b: e.Label, c: causeClass(e.Cause)}).add...)
+	if h.spans["lock.hold"] {
+		h.holdSpan(e.Recipe, e.Label, e.Path, e.Time, e.Held, "lost", e.Cause)
+	}
 }
 
 // OnTermStart counts a term under way, and records the gap before it.
 func (h *Hook) OnTermStart(e observe.TermStart) {
-	h.m.leading.Add(context.Background(), 1, h.opt(attrKey{fam: famRecipe, a: e.Recipe, b: e.Label}))
+	h.m.leading.Add(context.Background(), 1, h.opt(attrKey{fam: famRecipe, a: e.Recipe, b: e.Label}).add...)
 	if e.Gap > 0 {
-		h.m.gap.Record(context.Background(), e.Gap.Seconds(), h.opt(attrKey{fam: famRecipe, a: e.Recipe, b: e.Label}))
+		h.m.gap.Record(context.Background(), e.Gap.Seconds(), h.opt(attrKey{fam: famRecipe, a: e.Recipe, b: e.Label}).rec...)
 	}
 	h.mu.Lock()
 	h.gaps[termKey{e.Recipe, e.Path, e.ID}] = e.Gap.Seconds()
@@ -168,15 +174,17 @@ func (h *Hook) OnTermStart(e observe.TermStart) {
 
 // OnTermEnd records a term's length and why it ended, and its span.
 func (h *Hook) OnTermEnd(e observe.TermEnd) {
-	h.m.leading.Add(context.Background(), -1, h.opt(attrKey{fam: famRecipe, a: e.Recipe, b: e.Label}))
-	h.m.term.Record(context.Background(), e.Length.Seconds(), h.opt(attrKey{fam: famCause, a: e.Recipe, b: e.Label, c: causeClass(e.Cause)}))
-	h.termSpan(e)
+	h.m.leading.Add(context.Background(), -1, h.opt(attrKey{fam: famRecipe, a: e.Recipe, b: e.Label}).add...)
+	h.m.term.Record(context.Background(), e.Length.Seconds(), h.opt(attrKey{fam: famCause, a: e.Recipe, b: e.Label, c: causeClass(e.Cause)}).rec...)
+	if h.spans["leader.term"] {
+		h.termSpan(e)
+	}
 }
 
 // OnCacheChange counts a cache's change and sets its size.
 func (h *Hook) OnCacheChange(e observe.CacheChange) {
-	h.m.cacheChanges.Add(context.Background(), 1, h.opt(attrKey{fam: famCacheChange, a: e.Label, b: e.Type}))
-	h.m.cacheNodes.Record(context.Background(), int64(e.Nodes), h.opt(attrKey{fam: famLabel, a: e.Label}))
+	h.m.cacheChanges.Add(context.Background(), 1, h.opt(attrKey{fam: famCacheChange, a: e.Label, b: e.Type}).add...)
+	h.m.cacheNodes.Record(context.Background(), int64(e.Nodes), h.opt(attrKey{fam: famLabel, a: e.Label}).rec...)
 }
 
 // OnCacheResync records a cache's full read, the changes it found, and
@@ -186,19 +194,19 @@ func (h *Hook) OnCacheResync(e observe.CacheResync) {
 	if e.Initial {
 		initial = "true"
 	}
-	h.m.resync.Record(context.Background(), e.Duration.Seconds(), h.opt(attrKey{fam: famResync, a: e.Label, b: initial}))
-	h.m.resyncChanges.Add(context.Background(), int64(e.Changes), h.opt(attrKey{fam: famLabel, a: e.Label}))
-	h.m.cacheNodes.Record(context.Background(), int64(e.Nodes), h.opt(attrKey{fam: famLabel, a: e.Label}))
+	h.m.resync.Record(context.Background(), e.Duration.Seconds(), h.opt(attrKey{fam: famResync, a: e.Label, b: initial}).rec...)
+	h.m.resyncChanges.Add(context.Background(), int64(e.Changes), h.opt(attrKey{fam: famLabel, a: e.Label}).add...)
+	h.m.cacheNodes.Record(context.Background(), int64(e.Nodes), h.opt(attrKey{fam: famLabel, a: e.Label}).rec...)
 }
 
 // OnCacheStale records a span a cache was stale.
 func (h *Hook) OnCacheStale(e observe.CacheStale) {
-	h.m.stale.Record(context.Background(), e.Duration.Seconds(), h.opt(attrKey{fam: famLabel, a: e.Label}))
+	h.m.stale.Record(context.Background(), e.Duration.Seconds(), h.opt(attrKey{fam: famLabel, a: e.Label}).rec...)
 }
 
 // OnCacheOverflow counts the events a listener missed.
 func (h *Hook) OnCacheOverflow(e observe.CacheOverflow) {
-	h.m.cacheDropped.Add(context.Background(), int64(e.Dropped), h.opt(attrKey{fam: famLabel, a: e.Label}))
+	h.m.cacheDropped.Add(context.Background(), int64(e.Dropped), h.opt(attrKey{fam: famLabel, a: e.Label}).add...)
 }
 
 // OnTrySet counts a compare-and-set, and whether it conflicted.
@@ -207,5 +215,5 @@ func (h *Hook) OnTrySet(e observe.TrySet) {
 	if e.Conflict {
 		conflict = "true"
 	}
-	h.m.trySets.Add(context.Background(), 1, h.opt(attrKey{fam: famTrySet, a: e.Recipe, b: e.Label, c: conflict}))
+	h.m.trySets.Add(context.Background(), 1, h.opt(attrKey{fam: famTrySet, a: e.Recipe, b: e.Label, c: conflict}).add...)
 }

@@ -18,9 +18,11 @@ import (
 // start (trace.WithTimestamp) and ended at once at its end.
 //
 //	gocurator.lock.acquire  an acquire, from its call to its return
-//	gocurator.lock.hold     a hold, from the acquire's return to its release or loss
+//	gocurator.lock.hold     a hold, from the acquire's return to its release or loss (not by default)
 //	gocurator.leader.term   a leadership term
-//	gocurator.<op>          an operation of WithOperationSpans' (by default gocurator.txn)
+//	gocurator.<op>          a client operation (by default gocurator.txn alone)
+//
+// WithSpans chooses among them.
 //
 // The requests a span's work sent, and the retry decisions it took, are
 // events of the span (gocurator.request, gocurator.retry), at their own
@@ -39,14 +41,13 @@ const recentSize = 512
 
 // heard is a request or a retry decision, as a span's event.
 type heard struct {
-	start, end        time.Time
-	op, path          string
-	err               error
-	bytesOut, bytesIn int
-	retry             bool // a retry decision: attempt, sleep and gaveUp are set
-	attempt           int
-	sleep             time.Duration
-	gaveUp            bool
+	start, end time.Time
+	op, path   string
+	err        error
+	retry      bool // a retry decision: attempt, sleep and gaveUp are set
+	attempt    int
+	sleep      time.Duration
+	gaveUp     bool
 }
 
 // ring holds the last recentSize things heard.
@@ -67,7 +68,8 @@ func (h *Hook) note(x heard) {
 // or after start and ended by end, and that match keeps. h.mu is held.
 func (h *Hook) addEvents(s trace.Span, start, end time.Time, match func(*heard) bool) {
 	r := &h.recent
-	var found []int
+	var buf [16]int
+	found := buf[:0]
 	for i := r.n - 1; i >= 0 && i >= r.n-recentSize; i-- {
 		x := &r.buf[i%recentSize]
 		if x.end.Before(start) {
@@ -79,7 +81,8 @@ func (h *Hook) addEvents(s trace.Span, start, end time.Time, match func(*heard) 
 	}
 	for j := len(found) - 1; j >= 0; j-- {
 		x := &r.buf[found[j]%recentSize]
-		attrs := []attribute.KeyValue{keyOperation.String(x.op), keyPath.String(x.path)}
+		attrs := make([]attribute.KeyValue, 2, 6)
+		attrs[0], attrs[1] = keyOperation.String(x.op), keyPath.String(x.path)
 		if c := errorClass(x.err); c != "" {
 			attrs = append(attrs, keyErrorType.String(c))
 		}
@@ -92,7 +95,7 @@ func (h *Hook) addEvents(s trace.Span, start, end time.Time, match func(*heard) 
 			}
 			attrs = append(attrs, keyAttempt.Int(x.attempt), keySleep.Float64(x.sleep.Seconds()), keyRetryDecision.String(decision))
 		} else {
-			attrs = append(attrs, keyDuration.Float64(x.end.Sub(x.start).Seconds()), keyBytesOut.Int(x.bytesOut), keyBytesIn.Int(x.bytesIn))
+			attrs = append(attrs, keyDuration.Float64(x.end.Sub(x.start).Seconds()))
 		}
 		s.AddEvent(name, trace.WithTimestamp(x.start), trace.WithAttributes(attrs...))
 	}
@@ -128,7 +131,7 @@ func (h *Hook) span(name string, kind trace.SpanKind, start, end time.Time, attr
 
 // recipeAttrs are a recipe's span attributes.
 func recipeAttrs(recipe, label, path string, more ...attribute.KeyValue) []attribute.KeyValue {
-	attrs := append(make([]attribute.KeyValue, 0, 3+len(more)), keyRecipe.String(recipe), keyPath.String(path))
+	attrs := append(make([]attribute.KeyValue, 0, 5+len(more)), keyRecipe.String(recipe), keyPath.String(path))
 	if label != "" {
 		attrs = append(attrs, keyLabel.String(label))
 	}
@@ -140,7 +143,7 @@ func recipeAttrs(recipe, label, path string, more ...attribute.KeyValue) []attri
 // cancel is the caller's choice.
 func (h *Hook) acquireSpan(e observe.Acquire) {
 	failed := e.Outcome == observe.Failed || e.Outcome == observe.Refused
-	attrs := recipeAttrs(e.Recipe, e.Label, e.Path, keyOutcome.String(e.Outcome.String()), keyWait.Float64(e.Wait.Seconds()))
+	attrs := recipeAttrs(e.Recipe, e.Label, e.Path, keyOutcome.String(e.Outcome.String()))
 	h.span("gocurator.lock.acquire", trace.SpanKindInternal, e.Time, e.Time.Add(e.Wait), attrs,
 		func(x *heard) bool { return under(x.path, e.Path) }, e.Err, failed)
 }
@@ -164,7 +167,7 @@ func (h *Hook) termSpan(e observe.TermEnd) {
 	gap, ok := h.gaps[k]
 	delete(h.gaps, k)
 	h.mu.Unlock()
-	attrs := recipeAttrs(e.Recipe, e.Label, e.Path, keyLeaderID.String(e.ID), keyTermLength.Float64(e.Length.Seconds()))
+	attrs := recipeAttrs(e.Recipe, e.Label, e.Path, keyLeaderID.String(e.ID))
 	if ok {
 		attrs = append(attrs, keyGap.Float64(gap))
 	}
