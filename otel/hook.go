@@ -26,9 +26,9 @@ const ScopeName = "github.com/gocurator/curator/otel"
 // metrics are the same either way: Hooks made from one MeterProvider add up
 // in the same streams.
 type Hook struct {
-	tracer  trace.Tracer
-	spans   map[string]bool // the spans recorded (WithSpans)
-	m       instruments
+	tracer trace.Tracer
+	spans  map[string]bool // the spans recorded (WithSpans)
+	m      instruments
 
 	mu     sync.Mutex
 	attrs  map[attrKey]*options // built attribute sets
