@@ -29,7 +29,7 @@ func (Standard) CreatesTheLock(ctx context.Context, client *framework.Client, pa
 // maxLeases places ahead of us (the immediate predecessor for a mutex).
 func (Standard) GetsTheLock(children []string, ourNode string, maxLeases int) (Result, error) {
 	if maxLeases < 1 {
-		return Result{}, fmt.Errorf("driver: maxLeases %d: must be at least 1", maxLeases)
+		return Result{}, fmt.Errorf("maxLeases %d: must be at least 1", maxLeases)
 	}
 	i := slices.Index(children, ourNode)
 	if i < 0 {

@@ -290,3 +290,35 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// OrSetData sets the data of a node that exists, creates one that does not,
+// and creates it again if it is deleted between the create and the set.
+func TestLogicCreateOrSetData(t *testing.T) {
+	ctx := fakeCtx(t)
+	fc := newFakeConn(t)
+	c := fakeClient(t, fc)
+	if p, err := c.Create(ctx, "/cfg", []byte("v1"), OrSetData()); err != nil || p != "/cfg" {
+		t.Fatalf("create-or-set of a new node: %q %v", p, err)
+	}
+	if p, err := c.Create(ctx, "/cfg", []byte("v2"), OrSetData()); err != nil || p != "/cfg" || string(fc.node("/cfg").data) != "v2" {
+		t.Fatalf("create-or-set of an existing node: %q %v, data %q", p, err, fc.node("/cfg").data)
+	}
+	deletes := 0
+	fc.before = func(op, path string) {
+		if op == "set" && deletes == 0 { // someone deletes the node between the create and the set
+			deletes++
+			delete(fc.nodes, path)
+		}
+	}
+	if _, err := c.Create(ctx, "/cfg", []byte("v3"), OrSetData()); err != nil || string(fc.node("/cfg").data) != "v3" {
+		t.Fatalf("create-or-set racing a delete: %v, data %v", err, fc.node("/cfg"))
+	}
+	if got := fc.ops()[len(fc.ops())-3:]; !slices.Equal(got, []string{"create /cfg", "set /cfg", "create /cfg"}) {
+		t.Fatalf("requests %v: want create, set (the node gone), create", got)
+	}
+	for _, bad := range [][]CreateOption{{OrSetData(), WithProtection()}, {OrSetData(), WithMode(PersistentSequential)}} {
+		if _, err := c.Create(ctx, "/x", nil, bad...); !errors.Is(err, ErrInvalidArg) {
+			t.Fatalf("OrSetData with a name that is new every time: %v, want ErrInvalidArg", err)
+		}
+	}
+}

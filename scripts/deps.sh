@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the demo and the tests need on a Debian machine, if missing:
-# ZooKeeper 3.8 (which brings Java), Apache Curator 5 and a JDK for the interop tests,
+# ZooKeeper 3.8 (which brings Java), Apache Curator 5 (recipes and discovery) and a JDK for the interop tests,
 # and gcc for the race detector. Sourced by scripts/test, demo, bench and chaos.
 # Says what it installs and how far it is; waits, saying so, while another install
 # holds the package manager's lock (up to $GOCURATOR_APT_LOCK_WAIT seconds, 600);
@@ -8,7 +8,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-packages=(zookeeper libcurator-recipes-java)
+packages=(zookeeper libcurator-recipes-java libcurator-discovery-java)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -61,7 +61,6 @@ func (z zooKeeper) command(cfg string, logFile *os.File) *exec.Cmd {
 	args := append(slices.Clone(z.jvmFlags),
 		"-Dzookeeper.admin.enableServer=false",
 		"-Dzookeeper.4lw.commands.whitelist=*",
-		"-Dzookeeper.extendedTypesEnabled=true",
 		"-Dzookeeper.jmx.log4j.disable=true",
 		"-cp", z.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)

@@ -12,6 +12,10 @@ Usage:
   gocurator elect   [flags] PATH -- COMMAND [ARG...]   run COMMAND while leading
   gocurator leader  [flags] PATH                       print the leader
   gocurator holders [flags] PATH                       list who holds and who waits
+  gocurator register [flags] BASEPATH NAME -- COMMAND [ARG...]
+                                                       run COMMAND registered as an
+                                                       instance of service NAME
+  gocurator instances [flags] BASEPATH [NAME]          list services, or NAME's instances
   gocurator help COMMAND                               help for COMMAND
 
 Examples:
@@ -20,6 +24,8 @@ Examples:
   gocurator elect --requeue /services/scheduler -- ./scheduler
   gocurator leader --watch /services/scheduler
   gocurator holders /jobs/nightly-report
+  gocurator register --port 8080 /services orders -- ./orders-server
+  gocurator instances /services orders
 
 The connection comes from flags or the environment: ZOOKEEPER_CONNECT
 ("host:port,host:port/chroot"), GOCURATOR_NAMESPACE,
@@ -103,6 +109,10 @@ func helpText(cmd string) (string, bool) {
 		return leaderHelp, true
 	case "holders":
 		return holdersHelp, true
+	case "register":
+		return registerHelp, true
+	case "instances":
+		return instancesHelp, true
 	}
 	return "", false
 }

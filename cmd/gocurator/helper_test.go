@@ -31,6 +31,8 @@ import (
 //   - stdin: print what standard input holds, quoted, on a STDIN line.
 //   - status: print the lines of /proc/self/status (Linux) that hold
 //     the signal masks, prefixed with STATUS, and exit 0.
+//   - service: print a SERVICE line with the registered instance's id and
+//     node, and exit 0 when its standard input ends.
 //
 // A slot is a file in $HELPER_SLOTS (a comma-separated list) locked with
 // flock(2), exclusively (or shared, for read), without waiting. The kernel
@@ -69,6 +71,10 @@ func runHelper(mode string) int {
 				fmt.Printf("STATUS %s\n", l)
 			}
 		}
+		return 0
+	case "service": // a registered command: say what it was told, stay until stdin ends
+		fmt.Printf("SERVICE %s id=%s path=%s lockpath=%q\n", id, os.Getenv(envServiceID), os.Getenv(envServicePath), os.Getenv(holdrun.EnvPath))
+		io.Copy(io.Discard, os.Stdin)
 		return 0
 	case "zkmark":
 		if err := zkMark(id); err != nil {

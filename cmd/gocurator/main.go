@@ -6,6 +6,8 @@
 //	gocurator elect [flags] PATH -- COMMAND [ARG...]
 //	gocurator leader [flags] PATH
 //	gocurator holders [flags] PATH
+//	gocurator register [flags] BASEPATH NAME -- COMMAND [ARG...]
+//	gocurator instances [flags] BASEPATH [NAME]
 //
 // See docs/cli.md, or gocurator help COMMAND.
 package main
@@ -33,7 +35,7 @@ type app struct {
 // run runs the subcommand args name and returns the exit status.
 func (a *app) run(args []string) int {
 	if len(args) == 0 {
-		a.usageError("", "no command given (want lock, elect, leader or holders)")
+		a.usageError("", "no command given (want lock, elect, leader, holders, register or instances)")
 		return exitUsage
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
@@ -45,6 +47,10 @@ func (a *app) run(args []string) int {
 		return a.leader(rest)
 	case "holders":
 		return a.holders(rest)
+	case "register":
+		return a.register(rest)
+	case "instances":
+		return a.instances(rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) == 0 {
 			io.WriteString(a.stdout, overviewHelp)
@@ -57,7 +63,7 @@ func (a *app) run(args []string) int {
 		a.usageError("help", "no such command: "+rest[0])
 		return exitUsage
 	default:
-		a.usageError("", "no such command: "+cmd+" (want lock, elect, leader or holders)")
+		a.usageError("", "no such command: "+cmd+" (want lock, elect, leader, holders, register or instances)")
 		return exitUsage
 	}
 }

@@ -14,7 +14,10 @@
 // DistributedAtomicLong; and with --workloads queue, items per second
 // through a lock-safe queue (recipes/queue's Queue) from 1 producer to 4
 // consumers, against the floor (Curator's protocol in the fewest bare calls,
-// the consumers never contending) and Curator's DistributedQueue.
+// the consumers never contending) and Curator's DistributedQueue; and with
+// --workloads discovery, how fast a registered instance reaches N service
+// caches and a crashed one leaves a provider, against the floor and
+// curator-x-discovery.
 //
 //	go run ./cmd/bench                       # a throwaway server on loopback
 //	go run ./cmd/bench --connect 127.0.0.1:2181 --duration 5s --out results.jsonl
@@ -23,6 +26,7 @@
 //	go run ./cmd/bench --workloads counter --rounds 5 --duration 5s --fsync=false
 //	go run ./cmd/bench --workloads atomic --rounds 5 --duration 5s --fsync=false
 //	go run ./cmd/bench --workloads queue --impls gocurator,floor,curator --rounds 5 --duration 10s
+//	go run ./cmd/bench --workloads discovery --impls gocurator,floor,curator --updates 200 --subscribers 1,20 --fsync=false
 //
 // It prints a table and writes one JSON line per implementation × workload.
 // docs/performance.md explains the figures.
@@ -68,11 +72,11 @@ func Main(p Program) {
 	duration := flag.Duration("duration", 3*time.Second, "time per throughput workload")
 	out := flag.String("out", "bench-results.jsonl", "JSON lines output file")
 	only := flag.String("impls", cmp.Or(p.DefaultImpls, "gocurator,floor,floor-serial,zk.Lock,curator,kazoo"), "implementations to run")
-	workloads := flag.String("workloads", cmp.Or(p.DefaultWorkloads, "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory"), "workloads to run (and failover, leader election's, propagation, the caches', counter, the shared count's, atomic, the atomic long's, and queue, the lock-safe queue's, on request)")
+	workloads := flag.String("workloads", cmp.Or(p.DefaultWorkloads, "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory"), "workloads to run (and failover, leader election's, propagation, the caches', counter, the shared count's, atomic, the atomic long's, queue, the lock-safe queue's, and discovery, service discovery's, on request)")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
 	failovers := flag.Int("failovers", 300, "changes of leader the failover workload measures per implementation (the Go ones split them over --rounds turns)")
 	updates := flag.Int("updates", 400, "updates of the config node the propagation workload measures per implementation and number of subscribers, split over --rounds turns")
-	subscribers := flag.String("subscribers", "1,20", "numbers of subscribers in the propagation workload")
+	subscribers := flag.String("subscribers", "1,20", "numbers of subscribers in the propagation workload, and of caches in the discovery workload")
 	fsync := flag.Bool("fsync", true, "the throwaway server fsyncs its transaction log (ZooKeeper's default)")
 	testServer := flag.Bool("test-server", false, "the throwaway server's JVM runs as in the tests (quick to start, C1 JIT only, serial GC, containers reaped every 100ms) instead of as ZooKeeper ships it")
 	warmup := flag.Duration("warmup", 2*time.Second, "unrecorded run of each workload before it is measured, per Go implementation")
@@ -281,6 +285,11 @@ func run(e env, o options) error {
 				emit(r)
 			}
 		}
+		if w == "discovery" {
+			for _, r := range runDiscovery(e, o) {
+				emit(r)
+			}
+		}
 		if w == "memory" {
 			for _, im := range goImpls {
 				emit(runMemory(e, im, 1000))
@@ -361,6 +370,9 @@ func summary(r result) string {
 	if r.Subscribers > 0 {
 		s = fmt.Sprintf("%d updates × %d subscribers, propagation p50 %.0f µs, p99 %.0f µs", r.Cycles, r.Subscribers, r.PropP50us, r.PropP99us)
 	}
+	if r.Caches > 0 {
+		s = fmt.Sprintf("%d instances × %d followers, visible p50 %.0f µs, p99 %.0f µs, removed p50 %.0f µs, p99 %.0f µs", r.Cycles, r.Caches, r.PropP50us, r.PropP99us, r.RemovalP50us, r.RemovalP99us)
+	}
 	if r.Notes != "" {
 		s += " (" + r.Notes + ")"
 	}
@@ -369,9 +381,12 @@ func summary(r result) string {
 
 // printTable prints every result, with each figure's ratio to the floor's.
 func printTable(rs []result) {
-	var failovers, propagations, counters, queues []result
+	var failovers, propagations, counters, queues, discoveries []result
 	rs = slices.DeleteFunc(slices.Clone(rs), func(r result) bool {
 		switch {
+		case strings.HasPrefix(r.Workload, "discovery-"):
+			discoveries = append(discoveries, r)
+			return true
 		case r.Workload == "failover":
 			failovers = append(failovers, r)
 			return true
@@ -388,6 +403,7 @@ func printTable(rs []result) {
 		return false
 	})
 	defer printQueues(queues)
+	defer printDiscovery(discoveries)
 	defer printCounters(counters)
 	defer printPropagations(propagations)
 	defer printFailovers(failovers)

@@ -45,6 +45,9 @@ type result struct {
 	CPUPerCycleUs   float64           `json:"client_cpu_us_per_cycle,omitempty"` // the harness process's CPU (all its clients), Go implementations only
 	Waiters         int               `json:"waiters,omitempty"`
 	Subscribers     int               `json:"subscribers,omitempty"`             // propagation: subscribers of the config node (a cycle is an update)
+	Caches          int               `json:"caches,omitempty"`                  // discovery: caches (or the provider) following the service (a cycle is an instance)
+	RemovalP50us    float64           `json:"removal_p50_us,omitempty"`          // discovery: from the instance's node deleted (or its session closed) to each follower without it
+	RemovalP99us    float64           `json:"removal_p99_us,omitempty"`          //
 	PropP50us       float64           `json:"propagation_p50_us,omitempty"`      // propagation: from the publisher's setData returning to a subscriber's listener seeing the value
 	PropP99us       float64           `json:"propagation_p99_us,omitempty"`      //
 	SeenP50us       float64           `json:"notified_to_seen_p50_us,omitempty"` // propagation: from a subscriber's notification read off its connection to its listener seeing the value (Go only)
@@ -72,9 +75,10 @@ type result struct {
 	fromWire     []time.Duration
 	fromNotified []time.Duration
 	propagations []time.Duration
-	early        int64 // propagation: deliveries stamped before the publisher's setData returned
-	repeats      int64 // propagation: listener calls with the value the listener had seen last
-	missedStamps int64 // propagation: deliveries whose notification was not seen on the wire (Go rows)
+	removals     []time.Duration // discovery
+	early        int64           // propagation: deliveries stamped before the publisher's setData returned
+	repeats      int64           // propagation: listener calls with the value the listener had seen last
+	missedStamps int64           // propagation: deliveries whose notification was not seen on the wire (Go rows)
 }
 
 // env is what a workload needs from the harness.
