@@ -2,7 +2,8 @@
 // client (gocurator), with a hook that does nothing (gocurator+noop), with
 // the OpenTelemetry adapter (gocurator+otel) and with the Prometheus adapter
 // (gocurator+prometheus), in one run with the floor, each row paired round
-// by round with the floor and with the plain client.
+// by round with the floor and with the plain client. --hooks otel-metrics
+// adds a row with the OpenTelemetry adapter's metrics alone (no span).
 //
 //	cd cmd/bench/hooks && go run . --rounds 15 --duration 45s --fsync=false
 //
@@ -46,6 +47,9 @@ func main() {
 		Hooks: []harness.HookSet{
 			{Name: "otel", New: func() (any, error) {
 				return curatorotel.New(curatorotel.WithMeterProvider(meters), curatorotel.WithTracerProvider(tracers))
+			}},
+			{Name: "otel-metrics", New: func() (any, error) { // the metrics alone, no span
+				return curatorotel.New(curatorotel.WithMeterProvider(meters), curatorotel.WithTracerProvider(tracers), curatorotel.WithSpans())
 			}},
 			{Name: "prometheus", New: func() (any, error) { return curatorprom.New(reg) }},
 		},
