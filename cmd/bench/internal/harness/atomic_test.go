@@ -1,0 +1,62 @@
+package harness
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/zkharness"
+)
+
+// TestAtomic runs the atomic workload briefly for every Go row on a real
+// server, twice on the same node: the eight clients increment it, the node
+// ends at its start plus the increments counted (no violation), and both
+// rows make exactly the protocol's requests, a getData and a setData per
+// try (gocurator's Int64 adds none).
+func TestAtomic(t *testing.T) {
+	srv, err := zkharness.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	e := env{addr: srv.ConnectString(), duration: 300 * time.Millisecond, received: func() int64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		n, _ := zkharness.Received(ctx, srv.ConnectString())
+		return n
+	}}
+	ims := atomicImpls([]impl{curatorGo{}, floor{}, floorSerial{}, zkLock{}})
+	if len(ims) != 2 {
+		t.Fatalf("%d Go rows, want gocurator and floor", len(ims))
+	}
+	for _, im := range ims {
+		t.Run(im.name(), func(t *testing.T) {
+			for turn := range 2 { // the second turn goes on from the first's count
+				r := runAtomic(e, im)
+				switch {
+				case r.Error != "":
+					t.Fatalf("turn %d: %s", turn, r.Error)
+				case r.Cycles <= 0 || r.Clients != counterClients || r.Workload != "atomic":
+					t.Fatalf("turn %d: %d increments by %d clients (%s)", turn, r.Cycles, r.Clients, r.Workload)
+				case r.Violations != 0:
+					t.Fatalf("turn %d: %d violations: %s", turn, r.Violations, r.Notes)
+				}
+				tries := 1 + r.Conflicts
+				if !near(r.ClientReqs, 2*tries) || !near(r.SetsPerCycle, tries) || !near(r.GetsPerCycle, tries) || r.NotifPerRel != 0 {
+					t.Fatalf("turn %d: %.4f requests (%.4f setData, %.4f getData) and %.4f notifications per increment with %.4f conflicts, want a getData and a setData per try",
+						turn, r.ClientReqs, r.SetsPerCycle, r.GetsPerCycle, r.NotifPerRel, r.Conflicts)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeLong(t *testing.T) {
+	if n, err := decodeLong(binary.BigEndian.AppendUint64(nil, 0xFFFFFFFFFFFFFFFE)); err != nil || n != -2 {
+		t.Fatalf("decodeLong: %d, %v; want -2", n, err)
+	}
+	if _, err := decodeLong([]byte{0, 0, 0, 1}); err == nil {
+		t.Fatal("decodeLong of 4 bytes: no error")
+	}
+}
