@@ -30,6 +30,8 @@ type Cache struct {
 	session     int64  // the session the cache's watches were set on, as far as it knows (0: unknown)
 	initialized chan struct{}
 	stop        context.CancelFunc
+	stopAfter   func() bool   // unregisters the Close that Start's context's end calls
+	closed      chan struct{} // closed when the first Close has finished
 	wg          sync.WaitGroup
 	unwatch     func() // removes the watch listener
 	unlisten    func() // removes the connection-state listener
@@ -72,6 +74,7 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 		listeners:   delivery.NewContainer(o.buffer, overflow),
 		nodes:       make(map[string]*entry),
 		initialized: make(chan struct{}),
+		closed:      make(chan struct{}),
 	}, nil
 }
 
@@ -99,15 +102,22 @@ func overflow(pending []Event) []Event {
 func (c *Cache) Path() string { return c.root }
 
 // Start loads the cache in the background and keeps it in sync until
-// Close; Initialized is closed once the first load is done.
-func (c *Cache) Start() error {
+// Close; Initialized is closed once the first load is done. It returns at
+// once, as Curator's start does. ctx is the cache's lifetime
+// (docs/lifecycle.md): when it ends, the cache closes as Close does, so pass
+// the context the application runs under, not a timeout. A cache starts
+// once; Start after Close returns ErrClosed.
+func (c *Cache) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch c.state {
 	case started:
-		return ErrAlreadyStarted
+		return fmt.Errorf("%w: cache of %s", ErrAlreadyStarted, c.root)
 	case closed:
-		return ErrClosed
+		return fmt.Errorf("%w: the cache of %s was closed before Start", ErrClosed, c.root)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	unwatch, err := c.client.AddWatchListener(c.root, c.notified)
 	if err != nil {
@@ -119,7 +129,7 @@ func (c *Cache) Start() error {
 		return err
 	}
 	c.unwatch, c.unlisten = unwatch, unlisten
-	ctx, cancel := context.WithCancel(context.Background())
+	wctx, cancel := context.WithCancel(ctx)
 	c.stop = cancel
 	c.state = started
 	c.session = c.client.SessionID()
@@ -127,31 +137,36 @@ func (c *Cache) Start() error {
 	c.q.add(key{c.root, dataRead}, gen)
 	for range c.opts.workers {
 		c.wg.Add(1)
-		go c.work(ctx)
+		go c.work(wctx)
 	}
+	c.stopAfter = context.AfterFunc(ctx, func() { _ = c.Close() })
 	return nil
 }
 
 // Close stops the cache's goroutines, after delivering the events already
 // queued to the listeners. It removes nothing from ZooKeeper; the watches
-// the cache set stay until they fire.
+// the cache set stay until they fire. Close is idempotent (a later call
+// waits for the first to finish and returns nil), and a cache closed
+// before Start never starts. It must not be called from a listener.
 func (c *Cache) Close() error {
 	c.mu.Lock()
-	switch c.state {
-	case created:
+	if c.state == closed {
 		c.mu.Unlock()
-		return ErrNotStarted
-	case closed:
-		c.mu.Unlock()
-		return ErrClosed
+		<-c.closed
+		return nil
 	}
+	wasStarted := c.state == started
 	c.state = closed
 	c.mu.Unlock()
-	c.unwatch()
-	c.unlisten()
-	c.stop()
-	c.wg.Wait()
+	if wasStarted {
+		c.stopAfter()
+		c.unwatch()
+		c.unlisten()
+		c.stop()
+		c.wg.Wait()
+	}
 	c.listeners.Close()
+	close(c.closed)
 	return nil
 }
 

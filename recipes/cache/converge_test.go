@@ -191,7 +191,7 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 		if _, err := c.AddListener(replicas[i].apply); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Start(); err != nil {
+		if err := c.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = c.Close() })

@@ -37,7 +37,7 @@ func ExampleCache() {
 			changed <- ev
 		}
 	})
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer c.Close()
@@ -69,7 +69,7 @@ func ExampleWithMaxDepth_node() {
 	defer client.Delete(context.Background(), "/flags", framework.WithChildren()) // leave nothing behind
 
 	c, _ := cache.New(client, "/flags/dark-mode", cache.WithMaxDepth(0))
-	c.Start()
+	c.Start(context.Background())
 	defer c.Close()
 	<-c.Initialized()
 	n, ok := c.Get("/flags/dark-mode")
@@ -94,7 +94,7 @@ func ExampleWithMaxDepth_children() {
 	defer client.Delete(context.Background(), "/members", framework.WithChildren()) // leave nothing behind
 
 	c, _ := cache.New(client, "/members", cache.WithMaxDepth(1))
-	c.Start()
+	c.Start(context.Background())
 	defer c.Close()
 	<-c.Initialized()
 	for _, name := range c.Children("/members") {
@@ -187,7 +187,7 @@ func ExampleDecoder() {
 		Region   string `json:"region"`
 	}
 	c, _ := cache.New(client, "/services")
-	c.Start()
+	c.Start(context.Background())
 	defer c.Close()
 	<-c.Initialized()
 	services, _ := cache.NewDecoder(c, func(b []byte) (service, error) {

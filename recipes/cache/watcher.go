@@ -5,30 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/gocurator/curator/framework"
 )
 
 // Watcher is a running WatchData or WatchChildren: Kazoo's DataWatch and
-// ChildrenWatch. Close stops it.
+// ChildrenWatch. It stops when the context it was made with ends, or at
+// Close.
 type Watcher struct {
 	stop    context.CancelFunc
 	stopped chan struct{}
-	once    sync.Once
 }
 
-// Close stops the watcher and waits for its function to return. It must
-// not be called from the function. A second Close returns ErrClosed.
+// Close stops the watcher and waits for its function to return. It is
+// idempotent, and returns nil. It must not be called from the function.
 func (w *Watcher) Close() error {
-	err := ErrClosed
-	w.once.Do(func() {
-		w.stop()
-		<-w.stopped
-		err = nil
-	})
-	return err
+	w.stop()
+	<-w.stopped
+	return nil
 }
 
 // WatchData calls fn with the node at path (exists false if there is
@@ -36,7 +31,9 @@ func (w *Watcher) Close() error {
 // changed or deleted, until Close: Kazoo's DataWatch. A node deleted and
 // created again between two reads is one call. It survives reconnects and
 // session loss; fn runs on the watcher's own goroutine, one call at a time.
-// ctx bounds the first read only.
+// ctx is the watcher's lifetime (docs/lifecycle.md): it bounds the first
+// read, and the watcher stops when it ends, as at Close, so pass the
+// context the application runs under, not a timeout.
 func WatchData(ctx context.Context, client *framework.Client, path string, fn func(n Node, exists bool)) (*Watcher, error) {
 	if err := checkWatch(client, path, fn == nil); err != nil {
 		return nil, err
@@ -78,15 +75,15 @@ func WatchData(ctx context.Context, client *framework.Client, path string, fn fu
 	if !exists {
 		fn(Node{Path: path}, false) // the first call, as Kazoo's
 	}
-	return startWatcher(client, w, read), nil
+	return startWatcher(ctx, client, w, read), nil
 }
 
 // WatchChildren calls fn with the sorted names of path's children (exists
 // false if the node does not exist) before it returns, and again each time
 // they change, until Close: Kazoo's ChildrenWatch, for a node that may not
 // exist yet. It survives reconnects and session loss; fn runs on the
-// watcher's own goroutine, one call at a time. ctx bounds the first read
-// only.
+// watcher's own goroutine, one call at a time. ctx is the watcher's
+// lifetime, as WatchData's.
 func WatchChildren(ctx context.Context, client *framework.Client, path string, fn func(children []string, exists bool)) (*Watcher, error) {
 	if err := checkWatch(client, path, fn == nil); err != nil {
 		return nil, err
@@ -123,7 +120,7 @@ func WatchChildren(ctx context.Context, client *framework.Client, path string, f
 	if err != nil {
 		return nil, err
 	}
-	return startWatcher(client, w, read), nil
+	return startWatcher(ctx, client, w, read), nil
 }
 
 func checkWatch(client *framework.Client, path string, nilFn bool) error {
@@ -139,10 +136,10 @@ func checkWatch(client *framework.Client, path string, nilFn bool) error {
 	return nil
 }
 
-// startWatcher runs read each time the watch w fires, until Close. A read
-// that fails is tried again once the connection is back.
-func startWatcher(client *framework.Client, w framework.Watch, read func(context.Context) (framework.Watch, bool, error)) *Watcher {
-	ctx, cancel := context.WithCancel(context.Background())
+// startWatcher runs read each time the watch w fires, until ctx ends or
+// Close. A read that fails is tried again once the connection is back.
+func startWatcher(ctx context.Context, client *framework.Client, w framework.Watch, read func(context.Context) (framework.Watch, bool, error)) *Watcher {
+	ctx, cancel := context.WithCancel(ctx)
 	wt := &Watcher{stop: cancel, stopped: make(chan struct{})}
 	go func() {
 		defer close(wt.stopped)

@@ -27,7 +27,7 @@ func ExampleLatch() {
 	if err != nil {
 		panic(err)
 	}
-	if err := latch.Start(); err != nil {
+	if err := latch.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer latch.Close()
@@ -69,7 +69,7 @@ func ExampleSelector() {
 	if err != nil {
 		panic(err)
 	}
-	if err := sel.Start(); err != nil {
+	if err := sel.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	fmt.Println(<-ran)
@@ -97,7 +97,7 @@ func ExampleLeadership_Fence() {
 	defer client.Delete(context.Background(), "/config", framework.WithChildren()) // leave nothing behind
 
 	latch, _ := leader.NewLatch(client, "/elections/config", leader.WithID("host-c"))
-	latch.Start()
+	latch.Start(context.Background())
 	defer latch.Close()
 	term, err := latch.Await(ctx)
 	if err != nil {
@@ -127,7 +127,7 @@ func ExampleObserve() {
 	fmt.Printf("leader: %q\n", (<-leaders).ID) // no participant yet
 
 	latch, _ := leader.NewLatch(client, "/elections/scheduler", leader.WithID("host-d"))
-	latch.Start()
+	latch.Start(context.Background())
 	defer latch.Close()
 	fmt.Printf("leader: %q\n", (<-leaders).ID)
 	// Output:

@@ -54,7 +54,7 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 		return nil, err
 	}
 	return &Latch{
-		m:         member{client: client, li: li, id: o.id, kind: "latch"},
+		m:         newMember(client, li, o.id, "latch"),
 		closeMode: o.closeMode,
 		listeners: delivery.NewContainer(0, foldTerms),
 		changed:   make(chan struct{}),
@@ -80,11 +80,15 @@ func (l *Latch) ID() string { return l.m.id }
 func (l *Latch) Path() string { return l.m.li.Dir() }
 
 // Start joins the election; it returns at once, and the latch works in a
-// goroutine of its own until Close. A latch starts once.
-func (l *Latch) Start() error {
+// goroutine of its own until Close. ctx is the latch's lifetime
+// (docs/lifecycle.md): every term's Context carries its values, and when it
+// ends the latch closes as Close does, so pass the context the application
+// runs under, not a timeout. A latch starts once; Start after Close returns
+// ErrClosed.
+func (l *Latch) Start(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.m.startLocked(l.run); err != nil {
+	if err := l.m.startLocked(ctx, l.run, l.Close); err != nil {
 		return err
 	}
 	l.wakeLocked()
@@ -96,19 +100,21 @@ func (l *Latch) Start() error {
 // deletes the latch's node, and returns once the latch's goroutines have
 // stopped and every event has been delivered. If the connection is down it
 // does not wait for it: the client deletes the node once it is back, or the
-// node goes with its session. It must not be called from a listener.
+// node goes with its session. Close is idempotent (a later call waits for
+// the first to finish and returns nil), and a latch closed before Start
+// never starts. It must not be called from a listener.
 func (l *Latch) Close() error {
 	l.mu.Lock()
-	stop, err := l.m.closeLocked()
-	if err == nil {
+	first := l.m.closeLocked()
+	if first {
 		l.wakeLocked()
 	}
 	l.mu.Unlock()
-	if err != nil {
-		return err
+	if !first {
+		l.m.awaitClosed()
+		return nil
 	}
-	stop()
-	l.listeners.Close()
+	l.m.finishClose(l.listeners.Close)
 	return nil
 }
 
@@ -148,13 +154,15 @@ func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 	}
 	for {
 		l.mu.Lock()
-		state, t, changed := l.m.state, l.term, l.changed
+		err, t, changed := l.m.endedLocked(), l.term, l.changed
+		var life, stopped <-chan struct{}
+		if err == nil {
+			life, stopped = l.m.life.Done(), l.m.stopped
+		}
 		l.mu.Unlock()
 		switch {
-		case state == created:
-			return nil, ErrNotStarted
-		case state == closed:
-			return nil, ErrClosed
+		case err != nil:
+			return nil, err
 		case t != nil && t.Err() == nil:
 			return t, nil
 		}
@@ -163,12 +171,13 @@ func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 			ended = t.Done() // leading ended; wait for the next term
 		}
 		select {
-		case <-l.m.stopped: // the client closed under the latch: no term can come
-			return nil, errClientClosed
+		case <-stopped: // the client closed under the latch: no term can come (endedLocked says so)
+		case <-life:
 		case <-changed:
 		case <-ended:
 			select { // the run loop clears the term next
 			case <-changed:
+			case <-life:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}

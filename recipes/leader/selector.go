@@ -53,7 +53,7 @@ func NewSelector(client *framework.Client, path string, fn Func, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
-	return &Selector{m: member{client: client, li: li, id: o.id, kind: "selector"}, fn: fn, autoRequeue: o.autoRequeue, wake: make(chan struct{}, 1)}, nil
+	return &Selector{m: newMember(client, li, o.id, "selector"), fn: fn, autoRequeue: o.autoRequeue, wake: make(chan struct{}, 1)}, nil
 }
 
 // ID returns the participant's id.
@@ -63,11 +63,15 @@ func (s *Selector) ID() string { return s.m.id }
 func (s *Selector) Path() string { return s.m.li.Dir() }
 
 // Start queues the selector for leadership once (again after each term
-// with WithAutoRequeue); it returns at once. A selector starts once.
-func (s *Selector) Start() error {
+// with WithAutoRequeue); it returns at once. ctx is the selector's lifetime
+// (docs/lifecycle.md): the function's context derives from it, and when it
+// ends the selector closes as Close does, so pass the context the
+// application runs under (a signal.NotifyContext, say), not a timeout. A
+// selector starts once; Start after Close returns ErrClosed.
+func (s *Selector) Start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.m.startLocked(s.run); err != nil {
+	if err := s.m.startLocked(ctx, s.run, s.Close); err != nil {
 		return err
 	}
 	s.queueLocked()
@@ -79,13 +83,7 @@ func (s *Selector) Start() error {
 func (s *Selector) Requeue() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch s.m.state {
-	case created:
-		return false, ErrNotStarted
-	case closed:
-		return false, ErrClosed
-	}
-	if err := s.m.clientClosed(); err != nil {
+	if err := s.m.endedLocked(); err != nil {
 		return false, err
 	}
 	if s.queued {
@@ -143,15 +141,18 @@ func (s *Selector) Leader(ctx context.Context) (Participant, error) {
 // not be called from the function (it would wait for itself): to leave
 // the election from there, return without WithAutoRequeue. If the connection
 // is down Close does not wait for it: the client deletes the node once it
-// is back, or the node goes with its session.
+// is back, or the node goes with its session. Close is idempotent (a later
+// call waits for the first to finish and returns nil), and a selector
+// closed before Start never starts.
 func (s *Selector) Close() error {
 	s.mu.Lock()
-	stop, err := s.m.closeLocked()
+	first := s.m.closeLocked()
 	s.mu.Unlock()
-	if err != nil {
-		return err
+	if !first {
+		s.m.awaitClosed()
+		return nil
 	}
-	stop()
+	s.m.finishClose(func() {})
 	return nil
 }
 
