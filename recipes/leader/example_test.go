@@ -27,6 +27,8 @@ func ExampleLatch() {
 	if err != nil {
 		panic(err)
 	}
+	// Start's context is the latch's lifetime: the application's (a
+	// signal.NotifyContext, say), never a timeout.
 	if err := latch.Start(context.Background()); err != nil {
 		panic(err)
 	}
@@ -57,24 +59,36 @@ func ExampleSelector() {
 		panic(err)
 	}
 	defer client.Close()
+	// The application's lifetime: in a service,
+	//   app, sigterm := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	// Here sigterm() stands for the signal.
+	app, sigterm := context.WithCancel(context.Background())
+	defer sigterm()
 
 	ran := make(chan string, 1)
+	stopped := make(chan error, 1)
 	sel, err := leader.NewSelector(client, "/elections/compactor", func(ctx context.Context, l *leader.Leadership) error {
-		// The job runs while this process leads; ctx ends the moment
-		// leadership does, and the selector then leaves the election.
+		// The job runs while this process leads. ctx derives from app: it
+		// ends the moment leadership does, or when the application's
+		// context ends, and the selector then leaves the election.
 		ran <- "compacting"
 		<-ctx.Done()
+		stopped <- context.Cause(ctx)
 		return nil
 	}, leader.WithID("host-b"), leader.WithAutoRequeue())
 	if err != nil {
 		panic(err)
 	}
-	if err := sel.Start(context.Background()); err != nil {
+	if err := sel.Start(app); err != nil {
 		panic(err)
 	}
+	defer sel.Close() // idempotent: a no-op once app's end has closed the selector
 	fmt.Println(<-ran)
-	sel.Close() // ends the term, waits for the function, leaves the election
-	// Output: compacting
+	sigterm() // SIGTERM: the term's work ends now, not at some later Close
+	fmt.Println("stopped:", <-stopped)
+	// Output:
+	// compacting
+	// stopped: leader: closed
 }
 
 // A leader's write commits only while its term lasts: a leader paused past

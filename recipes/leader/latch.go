@@ -233,7 +233,7 @@ func (l *Latch) run(ctx context.Context) {
 		if !ok {
 			return
 		}
-		t := newLeadership(hold, ctx.Done())
+		t := newLeadership(hold, ctx)
 		tell := ctx.Err() == nil // no term begins for the listeners once Close has begun
 		l.setTerm(t, tell)
 		<-t.Done()

@@ -13,7 +13,9 @@ import (
 
 // Func is a Selector's leadership function. It runs while its participant
 // leads and must return when ctx ends: the term ended (ctx's cause and
-// l.Err say why). Returning ends the term.
+// l.Err say why), which it does when the context given to Start ends too.
+// ctx is l.Context(): it carries the values of Start's context. Returning
+// ends the term.
 type Func func(ctx context.Context, l *Leadership) error
 
 // Selector is Curator's LeaderSelector: a participant that queues on a
@@ -189,7 +191,7 @@ func (s *Selector) awaitQueued(ctx context.Context) bool {
 // lead runs one term of hold: the function, under a context that ends with
 // the term; the term has ended when it returns.
 func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
-	t := newLeadership(hold, ctx.Done())
+	t := newLeadership(hold, ctx)
 	s.mu.Lock()
 	s.term = t
 	s.mu.Unlock()
