@@ -22,8 +22,9 @@ type Option func(*options)
 type options struct {
 	id          string
 	closeMode   CloseMode
-	modeSet     bool // WithCloseMode was given: a Latch's option
-	autoRequeue bool // a Selector's option
+	modeSet     bool                     // WithCloseMode was given: a Latch's option
+	autoRequeue bool                     // a Selector's option
+	onError     func(*Leadership, error) // a Selector's option
 }
 
 // WithID sets the participant's id, the data of its node, which every
@@ -44,6 +45,19 @@ func WithCloseMode(m CloseMode) Option {
 // option only: NewLatch refuses it (a latch stays in the election anyway).
 func WithAutoRequeue() Option { return func(o *options) { o.autoRequeue = true } }
 
+// WithErrorHandler has a Selector call handle with every error its
+// leadership function returns (Curator surfaces a takeLeadership failure;
+// a Go function returns it), and the term that function ran. handle runs
+// on the selector's goroutine once the term's node is deleted, so it never
+// delays the next leader, one call at a time and in order; Close waits for
+// a call under way, so handle must not call Close. It is not called for an
+// error that only reports the term's end: one that wraps context.Canceled
+// or the term's Err, returned after the term ended. It is a Selector's
+// option only: NewLatch refuses it.
+func WithErrorHandler(handle func(term *Leadership, err error)) Option {
+	return func(o *options) { o.onError = handle }
+}
+
 // applyOptions returns the options opts set, for a Latch (latch true) or
 // a Selector.
 func applyOptions(opts []Option, latch bool) (options, error) {
@@ -61,6 +75,8 @@ func applyOptions(opts []Option, latch bool) (options, error) {
 		return o, fmt.Errorf("%w: close mode %d", ErrInvalidArg, o.closeMode)
 	case latch && o.autoRequeue:
 		return o, fmt.Errorf("%w: WithAutoRequeue is a Selector's option", ErrInvalidArg)
+	case latch && o.onError != nil:
+		return o, fmt.Errorf("%w: WithErrorHandler is a Selector's option", ErrInvalidArg)
 	case !latch && o.modeSet:
 		return o, fmt.Errorf("%w: WithCloseMode is a Latch's option", ErrInvalidArg)
 	}

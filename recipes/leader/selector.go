@@ -15,7 +15,11 @@ import (
 // leads and must return when ctx ends: the term ended (ctx's cause and
 // l.Err say why), which it does when the context given to Start ends too.
 // ctx is l.Context(): it carries the values of Start's context. Returning
-// ends the term.
+// ends the term, with nil or an error alike. An error goes to the handler
+// set with WithErrorHandler (and to the client's logger, which is off by
+// default); without a handler nothing else sees it. An error that only
+// reports the term's end (ctx.Err() or context.Cause(ctx), returned after
+// ctx ended) goes nowhere: l.Err says why the term ended.
 type Func func(ctx context.Context, l *Leadership) error
 
 // Selector is Curator's LeaderSelector: a participant that queues on a
@@ -30,6 +34,7 @@ type Selector struct {
 	m           member
 	fn          Func
 	autoRequeue bool
+	onError     func(*Leadership, error)
 
 	mu     sync.Mutex    // guards m's state and the fields below
 	queued bool          // in the election, or about to be: from Start, Requeue or auto-requeue until the term ends
@@ -55,7 +60,7 @@ func NewSelector(client *framework.Client, path string, fn Func, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
-	return &Selector{m: newMember(client, li, o.id, "selector"), fn: fn, autoRequeue: o.autoRequeue, wake: make(chan struct{}, 1)}, nil
+	return &Selector{m: newMember(client, li, o.id, "selector"), fn: fn, autoRequeue: o.autoRequeue, onError: o.onError, wake: make(chan struct{}, 1)}, nil
 }
 
 // ID returns the participant's id.
@@ -165,8 +170,11 @@ func (s *Selector) run(ctx context.Context) {
 		if !ok {
 			return
 		}
-		s.lead(ctx, hold)
+		t, err := s.lead(ctx, hold)
 		s.m.leave(ctx, hold)
+		if err != nil && s.onError != nil {
+			s.onError(t, err)
+		}
 	}
 }
 
@@ -189,8 +197,9 @@ func (s *Selector) awaitQueued(ctx context.Context) bool {
 }
 
 // lead runs one term of hold: the function, under a context that ends with
-// the term; the term has ended when it returns.
-func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
+// the term; the term has ended when it returns. It returns the term, and
+// the function's error unless it only reports the term's end.
+func (s *Selector) lead(ctx context.Context, hold *locks.Hold) (*Leadership, error) {
 	t := newLeadership(hold, ctx)
 	s.mu.Lock()
 	s.term = t
@@ -199,9 +208,12 @@ func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
 	if ctx.Err() == nil { // not when Close came as the term began
 		err = s.fn(t.Context(), t)
 	}
+	if err != nil && endOnly(t, err) {
+		err = nil
+	}
 	t.finish(ErrResigned)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		s.m.client.Logger().Warn("leader selector: the leadership function failed", "path", s.m.li.Dir(), "err", err)
+	if err != nil {
+		s.m.client.Logger().Warn("leader selector: the leadership function failed", "path", s.m.li.Dir(), "node", t.Node(), "err", err)
 	}
 	s.mu.Lock()
 	s.term = nil
@@ -210,4 +222,12 @@ func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
 		s.queueLocked()
 	}
 	s.mu.Unlock()
+	return t, err
+}
+
+// endOnly reports whether err, which t's function has just returned, only
+// reports the term's end: the term had ended, and err is its context's
+// error or its Err.
+func endOnly(t *Leadership, err error) bool {
+	return t.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(t.Context())))
 }
