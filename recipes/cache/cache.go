@@ -192,16 +192,22 @@ func (c *Cache) AddListener(fn func(Event)) (remove func(), err error) {
 	return c.listeners.Add(fn), nil
 }
 
-// Get returns the cached node at path.
+// Get returns the cached node at path (never the cache's own node in a
+// cache made WithChildrenOnly).
 func (c *Cache) Get(path string) (Node, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.nodes[path]
-	if e == nil {
+	if e == nil || c.hidden(path) {
 		return Node{}, false
 	}
 	return e.node, true
 }
+
+// hidden reports whether path is the cache's own node in a cache made
+// WithChildrenOnly, which it holds (for the listing of its children) but
+// never shows.
+func (c *Cache) hidden(path string) bool { return c.opts.childrenOnly && path == c.root }
 
 // Children returns the names of the cached children of path, sorted.
 func (c *Cache) Children(path string) []string {
@@ -225,6 +231,9 @@ func (c *Cache) Children(path string) []string {
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.nodes[c.root] != nil && c.hidden(c.root) {
+		return len(c.nodes) - 1
+	}
 	return len(c.nodes)
 }
 
@@ -232,8 +241,10 @@ func (c *Cache) Len() int {
 func (c *Cache) Snapshot() []Node {
 	c.mu.Lock()
 	out := make([]Node, 0, len(c.nodes))
-	for _, e := range c.nodes {
-		out = append(out, e.node)
+	for path, e := range c.nodes {
+		if !c.hidden(path) {
+			out = append(out, e.node)
+		}
 	}
 	c.mu.Unlock()
 	slices.SortFunc(out, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })

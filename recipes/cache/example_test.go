@@ -77,8 +77,9 @@ func ExampleWithMaxDepth_node() {
 	// Output: true on
 }
 
-// A node's children (Curator's PathChildrenCache): depth 1.
-func ExampleWithMaxDepth_children() {
+// A node's children (Curator's PathChildrenCache): the children only,
+// never the parent's own events.
+func ExampleWithChildrenOnly() {
 	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-childrencache")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
 	if err != nil {
 		panic(err)
@@ -93,7 +94,13 @@ func ExampleWithMaxDepth_children() {
 	client.Create(ctx, "/members/m2", []byte("10.0.0.2"), framework.WithParents())
 	defer client.Delete(context.Background(), "/members", framework.WithChildren()) // leave nothing behind
 
-	c, _ := cache.New(client, "/members", cache.WithMaxDepth(1))
+	c, _ := cache.New(client, "/members", cache.WithChildrenOnly())
+	added := 0
+	c.AddListener(func(ev cache.Event) {
+		if ev.Type == cache.Created {
+			added++ // m1 and m2: /members itself is never reported
+		}
+	})
 	c.Start(context.Background())
 	defer c.Close()
 	<-c.Initialized()
@@ -101,9 +108,12 @@ func ExampleWithMaxDepth_children() {
 		n, _ := c.Get("/members/" + name)
 		fmt.Println(name, string(n.Data))
 	}
+	c.Close() // delivers the queued events
+	fmt.Println("added:", added)
 	// Output:
 	// m1 10.0.0.1
 	// m2 10.0.0.2
+	// added: 2
 }
 
 // Kazoo's DataWatch: a function called now and on every change.
