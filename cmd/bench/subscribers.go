@@ -101,7 +101,7 @@ func openWatchData(e env, _, cfg string, m int, seen seenFunc) (*subscription, e
 		// by a timer that cancels it, stopped once that read is done.
 		ctx, cancel := context.WithCancel(context.Background())
 		timer := time.AfterFunc(propagationWait, cancel)
-		w, err := cache.WatchData(ctx, gs.c, cfg, func(n cache.Node, exists bool) {
+		w, err := cache.WatchData(ctx, gs.c, cfg, func(n cache.Node, exists bool, _ int) {
 			if exists {
 				seen(i, string(n.Data), mono())
 			}

@@ -20,7 +20,7 @@ type Cache struct {
 	root      string
 	opts      options
 	q         *queue
-	listeners *delivery.Container[Event]
+	listeners *delivery.Container[[]Event] // each item one event, or the first load's events folded into one (delivery.go)
 
 	mu          sync.Mutex // guards the fields below and orders events
 	nodes       map[string]*entry
@@ -66,36 +66,17 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Cache{
+	c := &Cache{
 		client:      client,
 		root:        path,
 		opts:        o,
 		q:           newQueue(),
-		listeners:   delivery.NewContainer(o.buffer, overflow),
 		nodes:       make(map[string]*entry),
 		initialized: make(chan struct{}),
 		closed:      make(chan struct{}),
-	}, nil
-}
-
-// overflow replaces the events of a full buffer with one Overflowed event,
-// followed by the lifecycle events among them a listener must still see:
-// Initialized, and the latest of Stale and Resynced.
-func overflow(pending []Event) []Event {
-	out := []Event{{Type: Overflowed}}
-	var last *Event
-	for i, ev := range pending {
-		switch ev.Type {
-		case Initialized:
-			out = append(out, ev)
-		case Stale, Resynced:
-			last = &pending[i]
-		}
 	}
-	if last != nil {
-		out = append(out, *last)
-	}
-	return out
+	c.listeners = delivery.NewContainer(max(o.buffer, 2), c.fold)
+	return c, nil
 }
 
 // Path returns the cache's path.
@@ -179,17 +160,6 @@ func (c *Cache) IsStale() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.stale
-}
-
-// AddListener registers fn to be told of every change, in order, from a
-// goroutine of the cache's own: never the client's, and a slow listener
-// delays only this cache's later events (see WithEventBuffer). remove
-// unregisters it.
-func (c *Cache) AddListener(fn func(Event)) (remove func(), err error) {
-	if fn == nil {
-		return nil, fmt.Errorf("%w: nil listener", ErrInvalidArg)
-	}
-	return c.listeners.Add(fn), nil
 }
 
 // Get returns the cached node at path (never the cache's own node in a
@@ -276,7 +246,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			c.staleGen = c.q.current()
 			if !c.stale {
 				c.stale = true
-				c.listeners.Post(Event{Type: Stale})
+				c.post(Event{Type: Stale})
 			}
 		}
 		c.mu.Unlock()

@@ -130,7 +130,12 @@ func ExampleWatchData() {
 	defer cancel()
 
 	seen := make(chan string, 4)
-	w, err := cache.WatchData(ctx, client, "/config/limit", func(n cache.Node, exists bool) {
+	// The watcher's context is its lifetime (the application's), not ctx,
+	// which bounds this example's calls.
+	w, err := cache.WatchData(context.Background(), client, "/config/limit", func(n cache.Node, exists bool, missed int) {
+		if missed > 0 { // it fell behind: changes came and went unseen
+			seen <- fmt.Sprintf("(%d changes unseen)", missed)
+		}
 		seen <- fmt.Sprintf("exists=%v data=%q", exists, n.Data)
 	})
 	if err != nil {
@@ -162,8 +167,8 @@ func ExampleWatchChildren() {
 	defer client.Delete(context.Background(), "/workers", framework.WithChildren()) // leave nothing behind
 
 	seen := make(chan []string, 4)
-	w, err := cache.WatchChildren(ctx, client, "/workers", func(children []string, exists bool) {
-		seen <- children
+	w, err := cache.WatchChildren(context.Background(), client, "/workers", func(children []string, exists bool, missed int) {
+		seen <- children // missed > 0: joins and departures came and went unseen
 	})
 	if err != nil {
 		panic(err)

@@ -48,7 +48,7 @@ func TestLifecycleRule(t *testing.T) {
 		}
 	}
 
-	w, err := cache.WatchData(context.Background(), c, "/cfg", func(cache.Node, bool) {})
+	w, err := cache.WatchData(context.Background(), c, "/cfg", func(cache.Node, bool, int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +81,11 @@ func TestLifecycleStartContextEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.until(t, cache.Initialized)
-	data, err := cache.WatchData(app, c, "/cfg/a", func(cache.Node, bool) {})
+	data, err := cache.WatchData(app, c, "/cfg/a", func(cache.Node, bool, int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kids, err := cache.WatchChildren(app, c, "/cfg", func([]string, bool) {})
+	kids, err := cache.WatchChildren(app, c, "/cfg", func([]string, bool, int) {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,8 @@ type options struct {
 }
 
 // DefaultBuffer is how many undelivered events a cache holds for its
-// listeners before it drops them for one Overflowed event.
+// listeners, after its first load, before it drops them for one Overflowed
+// event.
 const DefaultBuffer = 100_000
 
 // defaultWorkers is how many reads one cache has in flight at most.
@@ -79,8 +80,11 @@ func WithFilter(keep func(path string) bool) Option {
 }
 
 // WithEventBuffer sets how many undelivered events the cache holds for its
-// listeners (DefaultBuffer). When a new event finds the buffer full, the
-// buffered events are dropped and one Overflowed event stands for them.
+// listeners (DefaultBuffer; 2 at least). When a new event finds the buffer
+// full, the buffered events are dropped and one Overflowed event stands
+// for them. The first load's events, up to Initialized, are never dropped:
+// however slow the listeners, they are held until delivered, one event per
+// node loaded (each refers to the cached node; its data is not copied).
 func WithEventBuffer(n int) Option {
 	return func(o *options) error {
 		if n < 1 {

@@ -206,7 +206,7 @@ func (c *Cache) postNode(ev Event) {
 	if c.opts.childrenOnly && ev.Path == c.root {
 		return
 	}
-	c.listeners.Post(ev)
+	c.post(ev)
 }
 
 // removeLocked drops e and every cached node below it, the deepest first,
@@ -291,7 +291,7 @@ func (c *Cache) generationDone(gen uint64) {
 	case <-c.initialized:
 		if current && c.stale {
 			c.stale = false
-			c.listeners.Post(Event{Type: Resynced})
+			c.post(Event{Type: Resynced})
 		}
 	default:
 		// The first load: Initialized, stale or not (a flap during the
@@ -299,7 +299,7 @@ func (c *Cache) generationDone(gen uint64) {
 		if current {
 			c.stale = false
 		}
+		c.post(Event{Type: Initialized}) // before the close: the fold keeps the load up to it
 		close(c.initialized)
-		c.listeners.Post(Event{Type: Initialized})
 	}
 }
