@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/leader"
@@ -41,6 +42,7 @@ func TestBadInputSendsNothing(t *testing.T) {
 		{"nil function", func() error { _, err := leader.NewSelector(c, "/e", nil); return err }()},
 		{"id not UTF-8", func() error { _, err := leader.NewLatch(c, "/e", leader.WithID("\xff")); return err }()},
 		{"nil option", func() error { _, err := leader.NewLatch(c, "/e", nil); return err }()},
+		{"negative grace", func() error { _, err := leader.NewLatch(c, "/e", leader.WithGrace(-time.Second)); return err }()},
 		{"bad close mode", func() error { _, err := leader.NewLatch(c, "/e", leader.WithCloseMode(7)); return err }()},
 		{"a selector's option on a latch", func() error { _, err := leader.NewLatch(c, "/e", leader.WithAutoRequeue()); return err }()},
 		{"a latch's option on a selector", func() error {

@@ -122,6 +122,45 @@ func ExampleLeadership_Fence() {
 	// Output: written: true
 }
 
+// Code that acts for a term outside the latch's listeners holds it with
+// Retain: once the term ends, the latch keeps its node, and so no other
+// participant leads, until that code has stopped (or the grace has
+// passed).
+func ExampleLeadership_Retain() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-retain")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	latch, _ := leader.NewLatch(client, "/elections/scheduler", leader.WithID("host-e"))
+	latch.Start(context.Background())
+	defer latch.Close()
+	term, err := latch.Await(ctx)
+	if err != nil {
+		panic(err)
+	}
+	release := term.Retain()
+	if term.Err() != nil { // the term ended before the Retain: lead nothing
+		release()
+		return
+	}
+	stopped := make(chan error, 1)
+	go func() { // the scheduler: every call it makes is bounded by term.Context()
+		defer release()
+		<-term.Context().Done()
+		stopped <- term.Err()
+	}()
+	latch.Close() // ends the term, and deletes the node once the scheduler has let go
+	fmt.Println("scheduler stopped:", <-stopped)
+	// Output: scheduler stopped: leader: closed
+}
+
 func ExampleObserve() {
 	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-observe")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
 	if err != nil {

@@ -20,7 +20,9 @@ type Leadership struct {
 	stopped chan struct{} // closed when watch has returned
 
 	mu    sync.Mutex
-	cause error // why the term ended, once decided; it never changes after
+	cause error         // why the term ended, once decided; it never changes after
+	holds int           // Retains not released (letgo.go)
+	idle  chan struct{} // closed when holds falls to 0
 }
 
 // newLeadership begins the term of hold under life, the recipe's run

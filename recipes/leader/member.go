@@ -17,7 +17,8 @@ type member struct {
 	client *framework.Client
 	li     *locks.LockInternals
 	id     string
-	kind   string // "latch" or "selector", for log lines and errors
+	kind   string        // "latch" or "selector", for log lines and errors
+	grace  time.Duration // how long an ended term's code may hold its node (letgo.go)
 
 	state     runState        // guarded by the recipe's lock
 	life      context.Context // the run's context: ends at Close, or when Start's context ends
@@ -29,8 +30,8 @@ type member struct {
 	stale string // the node of an ended term whose delete may be pending; the run goroutine's
 }
 
-func newMember(client *framework.Client, li *locks.LockInternals, id, kind string) member {
-	return member{client: client, li: li, id: id, kind: kind, closed: make(chan struct{})}
+func newMember(client *framework.Client, li *locks.LockInternals, o options, kind string) member {
+	return member{client: client, li: li, id: o.id, kind: kind, grace: o.grace, closed: make(chan struct{})}
 }
 
 type runState int

@@ -2,6 +2,7 @@ package leader
 
 import (
 	"fmt"
+	"time"
 	"unicode/utf8"
 )
 
@@ -25,6 +26,7 @@ type options struct {
 	modeSet     bool                     // WithCloseMode was given: a Latch's option
 	autoRequeue bool                     // a Selector's option
 	onError     func(*Leadership, error) // a Selector's option
+	grace       time.Duration
 }
 
 // WithID sets the participant's id, the data of its node, which every
@@ -58,10 +60,20 @@ func WithErrorHandler(handle func(term *Leadership, err error)) Option {
 	return func(o *options) { o.onError = handle }
 }
 
+// WithGrace sets how long, at most, the participant keeps an ended term's
+// node in the election while the term's code still runs (DefaultGrace):
+// a Latch's listeners still in a call for the term (its end included),
+// and Retains not released. Once they have let go the node is deleted at
+// once; if the grace runs out first, it is deleted anyway and the client's
+// logger says so, and another participant may lead while that code runs.
+// 0 does not wait. A Selector waits for its function however long it
+// takes (Close says so), and the grace for its Retains.
+func WithGrace(d time.Duration) Option { return func(o *options) { o.grace = d } }
+
 // applyOptions returns the options opts set, for a Latch (latch true) or
 // a Selector.
 func applyOptions(opts []Option, latch bool) (options, error) {
-	var o options
+	o := options{grace: DefaultGrace}
 	for _, opt := range opts {
 		if opt == nil {
 			return o, fmt.Errorf("%w: nil option", ErrInvalidArg)
@@ -69,6 +81,8 @@ func applyOptions(opts []Option, latch bool) (options, error) {
 		opt(&o)
 	}
 	switch {
+	case o.grace < 0:
+		return o, fmt.Errorf("%w: grace %v", ErrInvalidArg, o.grace)
 	case !utf8.ValidString(o.id):
 		return o, fmt.Errorf("%w: participant id %q is not valid UTF-8", ErrInvalidArg, o.id)
 	case o.closeMode != Silent && o.closeMode != NotifyLeader:

@@ -60,7 +60,7 @@ func NewSelector(client *framework.Client, path string, fn Func, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
-	return &Selector{m: newMember(client, li, o.id, "selector"), fn: fn, autoRequeue: o.autoRequeue, onError: o.onError, wake: make(chan struct{}, 1)}, nil
+	return &Selector{m: newMember(client, li, o, "selector"), fn: fn, autoRequeue: o.autoRequeue, onError: o.onError, wake: make(chan struct{}, 1)}, nil
 }
 
 // ID returns the participant's id.
@@ -171,6 +171,7 @@ func (s *Selector) run(ctx context.Context) {
 			return
 		}
 		t, err := s.lead(ctx, hold)
+		s.m.awaitLetGo(t, nil) // the function has returned; its Retains
 		s.m.leave(ctx, hold)
 		if err != nil && s.onError != nil {
 			s.onError(t, err)
