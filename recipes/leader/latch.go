@@ -126,12 +126,12 @@ func (l *Latch) Start(ctx context.Context) error {
 // Close leaves the election: it ends a term under way (its Err is then
 // ErrClosed), tells the listeners if the close mode is NotifyLeader,
 // deletes the latch's node once the term's code has let go (within the
-// grace), and returns once the latch's goroutines have
-// stopped and every event has been delivered. If the connection is down it
-// does not wait for it: the client deletes the node once it is back, or the
-// node goes with its session. Close is idempotent (a later call waits for
-// the first to finish and returns nil), and a latch closed before Start
-// never starts. It must not be called from a listener.
+// grace), and returns once the latch's goroutines have stopped and every
+// event has been delivered. If the connection is down it does not wait for
+// it: the client deletes the node once it is back, or the node goes with
+// its session. Close is idempotent (a later call waits for the first to
+// finish and returns nil), and a latch closed before Start never starts.
+// It must not be called from a listener.
 func (l *Latch) Close() error {
 	l.mu.Lock()
 	first := l.m.closeLocked()

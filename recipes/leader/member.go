@@ -93,10 +93,11 @@ func (m *member) finishClose(after func()) {
 // awaitClosed waits until the first Close has finished.
 func (m *member) awaitClosed() { <-m.closed }
 
-// ended returns the error of a call on a member that runs no more, or nil:
-// ErrClosed once Close has begun or Start's context has ended, and
-// errClientClosed once the run goroutine has returned because the client
-// closed under it. Callers hold the recipe's lock.
+// endedLocked returns the error of a call on a member that does not run,
+// or nil: ErrNotStarted before Start, ErrClosed once Close has begun or
+// Start's context has ended, and errClientClosed once the run goroutine
+// has returned because the client closed under it. Callers hold the
+// recipe's lock.
 func (m *member) endedLocked() error {
 	switch m.state {
 	case created:
