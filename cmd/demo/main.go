@@ -158,7 +158,7 @@ func configDemo(ctx context.Context, publisher *framework.Client, connect string
 			print.Unlock()
 			seen <- struct{}{}
 		})
-		if err := sub.Start(); err != nil {
+		if err := sub.Start(context.Background()); err != nil {
 			return err
 		}
 		defer sub.Close()
@@ -293,7 +293,7 @@ func failoverDemo(ctx context.Context, connect string) error {
 		if err != nil {
 			return err
 		}
-		if err := sel.Start(); err != nil {
+		if err := sel.Start(context.Background()); err != nil {
 			return err
 		}
 		defer sel.Close()

@@ -93,12 +93,12 @@ func (g *goMember) ID() string { return g.id }
 func (g *goMember) join(t *testing.T) {
 	t.Helper()
 	if g.sel != nil {
-		if err := g.sel.Start(); err != nil {
+		if err := g.sel.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if err := g.latch.Start(); err != nil {
+	if err := g.latch.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -44,7 +44,7 @@ func joinSelector(addr, path string, id int, led func()) (*participant, error) {
 		return nil
 	}, leader.WithID(fmt.Sprintf("p%d", id)))
 	if err == nil {
-		err = sel.Start()
+		err = sel.Start(context.Background())
 	}
 	if err != nil {
 		s.close()
@@ -70,7 +70,7 @@ func joinLatch(addr, path string, id int, led func()) (*participant, error) {
 		})
 	}
 	if err == nil {
-		err = l.Start()
+		err = l.Start(context.Background())
 	}
 	if err != nil {
 		s.close()

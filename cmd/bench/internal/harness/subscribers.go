@@ -59,7 +59,7 @@ func openCache(e env, path, cfg string, m int, seen seenFunc, opts ...cache.Opti
 			})
 		}
 		if err == nil {
-			err = c.Start()
+			err = c.Start(context.Background())
 		}
 		if err == nil {
 			select {
@@ -97,18 +97,25 @@ func openWatchData(e env, _, cfg string, m int, seen seenFunc) (*subscription, e
 			return nil, nil, err
 		}
 		gs := s.(*goSession)
-		ctx, cancel := context.WithTimeout(context.Background(), propagationWait)
-		defer cancel()
-		w, err := cache.WatchData(ctx, gs.c, cfg, func(n cache.Node, exists bool) {
+		// The watcher's context is its lifetime: the first read is bounded
+		// by a timer that cancels it, stopped once that read is done.
+		ctx, cancel := context.WithCancel(context.Background())
+		timer := time.AfterFunc(propagationWait, cancel)
+		w, err := cache.WatchData(ctx, gs.c, cfg, func(n cache.Node, exists bool, _ int) {
 			if exists {
 				seen(i, string(n.Data), mono())
 			}
 		})
+		if err == nil && !timer.Stop() {
+			w.Close()
+			err = fmt.Errorf("watch of %s not set within %v", cfg, propagationWait)
+		}
 		if err != nil {
+			cancel()
 			s.close()
 			return nil, nil, err
 		}
-		return gs.cnt, func() { w.Close(); s.close() }, nil
+		return gs.cnt, func() { w.Close(); cancel(); s.close() }, nil
 	})
 }
 
