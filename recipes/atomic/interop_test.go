@@ -37,7 +37,7 @@ type javaPeer struct {
 func startJava(t *testing.T) *javaPeer {
 	t.Helper()
 	classes := t.TempDir()
-	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "AtomicPeer.java")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("javac", "-J-XX:TieredStopAtLevel=1", "-J-Xshare:auto", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "AtomicPeer.java")).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s\n(Curator comes from: apt-get install -y libcurator-recipes-java)", err, out)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
