@@ -250,10 +250,12 @@ func (s *Sharder[Q]) check(ctx context.Context) error {
 		return err
 	}
 	full := 0 // the nodes of a shard at the threshold, 0 if none
+	var failed []error // shards that could not be taken up: the others are counted
 	for _, name := range names {
 		p := framework.JoinPath(s.path, name)
 		if err := s.adopt(ctx, p); err != nil {
-			return err
+			failed = append(failed, err)
+			continue
 		}
 		ok, stat, err := s.client.Exists(ctx, p)
 		if err != nil {
@@ -272,18 +274,18 @@ func (s *Sharder[Q]) check(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 	}
-	if full == 0 || !s.latch.HasLeadership() {
-		return nil
+	if full > 0 && s.latch.HasLeadership() {
+		s.mu.Lock()
+		count := len(s.shards)
+		s.mu.Unlock()
+		if count < s.policies.MaxShards {
+			s.log.Info("queue: adding a shard: one is at the threshold", "nodes", full, "threshold", s.policies.Threshold)
+			failed = append(failed, s.adopt(ctx, framework.JoinPath(s.path, shardPrefix+newUUID())))
+		} else {
+			s.log.Warn("queue: a shard is at the threshold, and the shards are at their maximum", "nodes", full, "threshold", s.policies.Threshold, "max shards", s.policies.MaxShards)
+		}
 	}
-	s.mu.Lock()
-	count := len(s.shards)
-	s.mu.Unlock()
-	if count >= s.policies.MaxShards {
-		s.log.Warn("queue: a shard is at the threshold, and the shards are at their maximum", "nodes", full, "threshold", s.policies.Threshold, "max shards", s.policies.MaxShards)
-		return nil
-	}
-	s.log.Info("queue: adding a shard: one is at the threshold", "nodes", full, "threshold", s.policies.Threshold)
-	return s.adopt(ctx, framework.JoinPath(s.path, shardPrefix+newUUID()))
+	return errors.Join(failed...)
 }
 
 // stop leaves the election and closes every shard's queue.
