@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	pathpkg "path"
+	"strings"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
@@ -41,15 +42,17 @@ type counterRow struct {
 	open func(ctx context.Context, s session, path string) (incrementer, func(), error)
 	// read reads the count at path through s.
 	read func(ctx context.Context, s session, path string) (int64, error)
+	// notes, if not nil, says more of the run, after it.
+	notes func() string
 }
 
 // counterRowOf returns im's row, if it has one: gocurator and the floor.
 func counterRowOf(im impl) (counterRow, bool) {
 	switch im.(type) {
 	case curatorGo:
-		return counterRow{im.name(), im.connect, openCount, readCountGo}, true
+		return counterRow{name: im.name(), connect: im.connect, open: openCount, read: readCountGo}, true
 	case floor:
-		return counterRow{im.name(), im.connect, openFloorCount, readCountZK}, true
+		return counterRow{name: im.name(), connect: im.connect, open: openFloorCount, read: readCountZK}, true
 	}
 	return counterRow{}, false
 }
@@ -143,9 +146,12 @@ func runCounterRow(e env, workload string, row counterRow, path string) result {
 		}
 		return r
 	}
+	if row.notes != nil {
+		r.Notes = row.notes()
+	}
 	if lost := before + r.Cycles - after; lost != 0 {
 		r.Violations = max(lost, -lost)
-		r.Notes = fmt.Sprintf("the count went from %d to %d in %d increments", before, after, r.Cycles)
+		r.Notes = strings.TrimPrefix(r.Notes+fmt.Sprintf("; the count went from %d to %d in %d increments", before, after, r.Cycles), "; ")
 	}
 	return r
 }

@@ -106,7 +106,11 @@ func pairWithFloor(rs []result) {
 			}
 		}
 	}
-	if g := find("gocurator"); g != nil {
+	for _, name := range []string{"gocurator", "gocurator-promoted"} {
+		g := find(name)
+		if g == nil {
+			continue
+		}
 		for k := range rs {
 			if o := &rs[k]; o != g {
 				if p, ok := pairRounds(g, o); ok {
