@@ -60,13 +60,14 @@ const (
 //
 // Make one with NewSharder, Start it, and Close it when done.
 type Sharder[Q Shard] struct {
-	client     *framework.Client
-	path       string
-	policies   SharderPolicies
-	alloc      func(path string) (Q, error)
-	latch      *leader.Latch
-	log        *slog.Logger
-	mu         sync.Mutex
+	client   *framework.Client
+	path     string
+	policies SharderPolicies
+	alloc    func(path string) (Q, error)
+	latch    *leader.Latch
+	log      *slog.Logger
+
+	mu         sync.Mutex // guards the fields below
 	state      int
 	life       context.Context // from Start; nil before
 	cancel     context.CancelFunc
@@ -249,7 +250,7 @@ func (s *Sharder[Q]) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	full := 0 // the nodes of a shard at the threshold, 0 if none
+	full := 0          // the nodes of a shard at the threshold, 0 if none
 	var failed []error // shards that could not be taken up: the others are counted
 	for _, name := range names {
 		p := framework.JoinPath(s.path, name)
