@@ -8,6 +8,7 @@ import (
 	pathpkg "path"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -47,7 +48,7 @@ func atomicRowOf(im impl) (counterRow, bool) {
 		return counterRow{name: im.name(), connect: im.connect, open: openAtomic, read: readAtomicGo}, true
 	case promotedGo:
 		var p promotions
-		return counterRow{name: im.name(), connect: im.connect, open: p.open, read: readAtomicGo, notes: p.notes}, true
+		return counterRow{name: im.name(), connect: im.connect, open: p.open, read: readAtomicGo, report: p.report}, true
 	case floor:
 		return counterRow{name: im.name(), connect: im.connect, open: openFloorAtomic, read: readAtomicZK}, true
 	}
@@ -122,6 +123,7 @@ func openAtomic(ctx context.Context, s session, path string) (incrementer, func(
 type promotions struct {
 	mu                              sync.Mutex
 	increments, promoted, lockTries int64
+	promotedTime                    time.Duration
 }
 
 // open is openAtomic with a promotion to a lock at path-lock: two
@@ -137,12 +139,14 @@ func (p *promotions) open(ctx context.Context, s session, path string) (incremen
 	}
 	inc := func(ctx context.Context) (int64, error) {
 		var conflicts, lockTries int64
+		var promotedTime time.Duration
 		defer func() {
 			p.mu.Lock()
 			p.increments++
 			p.lockTries += lockTries
-			if lockTries > 0 {
+			if promotedTime > 0 || lockTries > 0 {
 				p.promoted++
+				p.promotedTime += promotedTime
 			}
 			p.mu.Unlock()
 		}()
@@ -150,6 +154,7 @@ func (p *promotions) open(ctx context.Context, s session, path string) (incremen
 			res, err := l.Increment(ctx)
 			conflicts += int64(res.Stats.OptimisticTries + res.Stats.PromotedTries - 1)
 			lockTries += int64(res.Stats.PromotedTries)
+			promotedTime += res.Stats.PromotedTime
 			if err != nil || res.Succeeded {
 				return conflicts, err
 			}
@@ -159,15 +164,18 @@ func (p *promotions) open(ctx context.Context, s session, path string) (incremen
 	return inc, func() {}, nil
 }
 
-// notes says how many increments were promoted.
-func (p *promotions) notes() string {
+// report puts how many increments were promoted, and the tries under the
+// lock, in r.
+func (p *promotions) report(r *result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.increments == 0 {
-		return ""
+	r.Notes = "Int64 with RetryNTimes(1, 0), WithPromotion with RetryNTimes(1000, 0)"
+	if p.increments > 0 {
+		r.Promoted, r.LockTries = float64(p.promoted)/float64(p.increments), float64(p.lockTries)/float64(p.increments)
 	}
-	return fmt.Sprintf("%.0f %% of increments promoted to the lock, %.2f tries under it per increment",
-		100*float64(p.promoted)/float64(p.increments), float64(p.lockTries)/float64(p.increments))
+	if p.promoted > 0 {
+		r.PromotedMs = float64(p.promotedTime.Microseconds()) / 1000 / float64(p.promoted)
+	}
 }
 
 func readAtomicGo(ctx context.Context, s session, path string) (int64, error) {

@@ -42,8 +42,9 @@ type counterRow struct {
 	open func(ctx context.Context, s session, path string) (incrementer, func(), error)
 	// read reads the count at path through s.
 	read func(ctx context.Context, s session, path string) (int64, error)
-	// notes, if not nil, says more of the run, after it.
-	notes func() string
+	// report, if not nil, adds what the row counted itself to the run's
+	// result, after it.
+	report func(r *result)
 }
 
 // counterRowOf returns im's row, if it has one: gocurator and the floor.
@@ -146,8 +147,8 @@ func runCounterRow(e env, workload string, row counterRow, path string) result {
 		}
 		return r
 	}
-	if row.notes != nil {
-		r.Notes = row.notes()
+	if row.report != nil {
+		row.report(&r)
 	}
 	if lost := before + r.Cycles - after; lost != 0 {
 		r.Violations = max(lost, -lost)
@@ -265,13 +266,13 @@ func printCounters(rs []result) {
 	floors := floorRows(rs)
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\timpl\tclients\tincrements\tincrements/s\tvs floor\tvs floor (median of rounds [95 % CI])\treq/increment (client)\treq/increment (server)\tsetData/increment\tgetData/increment\tnotif/increment\tconflicts/increment\tclient CPU µs/increment\tviolations\t")
+	fmt.Fprintln(tw, "workload\timpl\tclients\tincrements\tincrements/s\tvs floor\tvs floor (median of rounds [95 % CI])\treq/increment (client)\treq/increment (server)\tsetData/increment\tgetData/increment\tnotif/increment\tconflicts/increment\tpromoted\ttries under the lock/increment\tms in the promoted phase/promotion\tclient CPU µs/increment\tviolations\t")
 	for _, r := range rs {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%d\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Clients, r.Error)
+			fmt.Fprintf(tw, "%s\t%s\t%d\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Clients, r.Error)
 			continue
 		}
-		client, sets, gets, notifs, cpu := "–", "–", "–", "–", "–"
+		client, sets, gets, notifs, cpu, promoted, lockTries, promotedMs := "–", "–", "–", "–", "–", "–", "–", "–"
 		if r.ClientReqs > 0 {
 			client = fmt.Sprintf("%.2f", r.ClientReqs)
 			sets, gets, notifs = fmt.Sprintf("%.2f", r.SetsPerCycle), fmt.Sprintf("%.2f", r.GetsPerCycle), fmt.Sprintf("%.2f", r.NotifPerRel)
@@ -279,8 +280,11 @@ func printCounters(rs []result) {
 		if r.CPUPerCycleUs > 0 {
 			cpu = fmt.Sprintf("%.0f", r.CPUPerCycleUs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", r.Workload, r.Impl, r.Clients, r.Cycles, r.CyclesPerSec,
-			ratioText(r.CyclesPerSec, floors[r.Workload].CyclesPerSec), pairedText(r), client, r.ServerReqs, sets, gets, notifs, r.Conflicts, cpu, r.Violations)
+		if strings.HasSuffix(r.Impl, "-promoted") {
+			promoted, lockTries, promotedMs = fmt.Sprintf("%.1f %%", 100*r.Promoted), fmt.Sprintf("%.2f", r.LockTries), fmt.Sprintf("%.1f", r.PromotedMs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%d\t\n", r.Workload, r.Impl, r.Clients, r.Cycles, r.CyclesPerSec,
+			ratioText(r.CyclesPerSec, floors[r.Workload].CyclesPerSec), pairedText(r), client, r.ServerReqs, sets, gets, notifs, r.Conflicts, promoted, lockTries, promotedMs, cpu, r.Violations)
 	}
 	tw.Flush()
 	printOver(rs)

@@ -340,7 +340,7 @@ public class CuratorBench {
     }
 
     static void atomicIncrements(CuratorFramework reader, List<DistributedAtomicLong> longs, String workload, long durationMs, String path, boolean report, boolean promoted) throws Exception {
-        AtomicLong cycles = new AtomicLong(), conflicts = new AtomicLong(), failures = new AtomicLong(), promotedIncs = new AtomicLong(), lockTries = new AtomicLong();
+        AtomicLong cycles = new AtomicLong(), conflicts = new AtomicLong(), failures = new AtomicLong(), promotedIncs = new AtomicLong(), lockTries = new AtomicLong(), promotedMs = new AtomicLong();
         long before = readLong(reader, path);
         long srv0 = received();
         long start = System.nanoTime(), stop = start + durationMs * 1_000_000L;
@@ -349,16 +349,22 @@ public class CuratorBench {
             Thread t = new Thread(() -> {
                 try {
                     while (System.nanoTime() < stop) {
-                        long underLock = 0;
+                        long underLock = 0, inPromotion = 0;
+                        boolean wasPromoted = false;
                         while (true) {
                             AtomicValue<Long> v = l.increment();
                             conflicts.addAndGet(v.getStats().getOptimisticTries() + v.getStats().getPromotedLockTries() - 1);
                             underLock += v.getStats().getPromotedLockTries();
+                            inPromotion += v.getStats().getPromotedTimeMs();
+                            wasPromoted |= v.getStats().getPromotedLockTries() > 0 || v.getStats().getPromotedTimeMs() > 0;
                             if (v.succeeded()) break;
                             conflicts.incrementAndGet();
                         }
                         lockTries.addAndGet(underLock);
-                        if (underLock > 0) promotedIncs.incrementAndGet();
+                        if (wasPromoted) {
+                            promotedIncs.incrementAndGet();
+                            promotedMs.addAndGet(inPromotion);
+                        }
                         cycles.incrementAndGet();
                     }
                 } catch (Exception e) {
@@ -376,13 +382,14 @@ public class CuratorBench {
         if (!report) return;
         long n = cycles.get(), violations = Math.abs(before + n - after);
         String how = promoted
-            ? String.format("DistributedAtomicLong.increment, RetryNTimes(1, 0), PromotedToLock with RetryNTimes(1000, 0); %.0f %% of increments promoted to the lock, %.2f tries under it per increment",
-                100.0 * promotedIncs.get() / Math.max(1, n), (double) lockTries.get() / Math.max(1, n))
+            ? "DistributedAtomicLong.increment, RetryNTimes(1, 0), PromotedToLock with RetryNTimes(1000, 0)"
             : "DistributedAtomicLong.increment, RetryNTimes(1000, 0)";
         System.out.printf("{\"impl\":\"%s\",\"workload\":\"%s\",\"clients\":%d,\"cycles\":%d,\"seconds\":%.3f,\"cycles_per_sec\":%.1f,"
-                + "\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"conflicts_per_cycle\":%.4f,\"violations\":%d,"
+                + "\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"conflicts_per_cycle\":%.4f,"
+                + "\"promoted_per_cycle\":%.4f,\"lock_tries_per_cycle\":%.4f,\"promoted_ms\":%.3f,\"violations\":%d,"
                 + "\"notes\":\"%s; client-side requests not counted for Java%s%s\"}%n",
-            promoted ? "curator-promoted" : "curator", workload, longs.size(), n, secs, n / secs, (double) srv / Math.max(1, n), (double) conflicts.get() / Math.max(1, n), violations,
+            promoted ? "curator-promoted" : "curator", workload, longs.size(), n, secs, n / secs, (double) srv / Math.max(1, n), (double) conflicts.get() / Math.max(1, n),
+            (double) promotedIncs.get() / Math.max(1, n), (double) lockTries.get() / Math.max(1, n), (double) promotedMs.get() / Math.max(1, promotedIncs.get()), violations,
             how, violations == 0 ? "" : "; the count went from " + before + " to " + after + " in " + n + " increments",
             failures.get() == 0 ? "" : "; " + failures.get() + " of " + longs.size() + " clients failed (stack traces on stderr)");
         if (failures.get() > 0) System.exit(1);
