@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	pathpkg "path"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -19,29 +22,62 @@ import (
 // clients adding one to a 64-bit count held as 8 big-endian bytes, each
 // increment tried optimistically (getData, then setData at its version)
 // and again at once after a conflict. A cycle is one successful increment;
-// an increment the node does not account for is a violation.
+// an increment the node does not account for is a violation. The promoted
+// rows (gocurator-promoted, curator-promoted) try twice optimistically and
+// then under a lock (Curator's PromotedToLock), on a node of their own.
 
 // atomicTries is the optimistic policy of both sides: try again at once,
-// practically for ever (Curator's RetryNTimes(1000, 0)).
+// practically for ever (Curator's RetryNTimes(1000, 0)); the promoted
+// rows' policy under the lock too.
 var atomicTries = retry.RetryNTimes(1000, 0)
 
-// atomicRowOf returns im's row, if it has one: gocurator and the floor.
+// atomicPromotedTries is the promoted rows' optimistic policy: two tries
+// (Curator's RetryNTimes(1, 0)), then the lock.
+var atomicPromotedTries = retry.RetryNTimes(1, 0)
+
+// promotedGo is gocurator's promoted row: an Int64 WithPromotion.
+type promotedGo struct{ curatorGo }
+
+func (promotedGo) name() string { return "gocurator-promoted" }
+
+// atomicRowOf returns im's row, if it has one: gocurator (plain and
+// promoted) and the floor.
 func atomicRowOf(im impl) (counterRow, bool) {
 	switch im.(type) {
 	case curatorGo:
-		return counterRow{im.name(), im.connect, openAtomic, readAtomicGo}, true
+		return counterRow{name: im.name(), connect: im.connect, open: openAtomic, read: readAtomicGo}, true
+	case promotedGo:
+		var p promotions
+		return counterRow{name: im.name(), connect: im.connect, open: p.open, read: readAtomicGo, report: p.report}, true
 	case floor:
-		return counterRow{im.name(), im.connect, openFloorAtomic, readAtomicZK}, true
+		return counterRow{name: im.name(), connect: im.connect, open: openFloorAtomic, read: readAtomicZK}, true
 	}
 	return counterRow{}, false
 }
 
-// atomicImpls returns the implementations of ims with an atomic row.
+// atomicImpls returns the implementations of ims with an atomic row, and
+// gocurator's promoted row with gocurator's.
 func atomicImpls(ims []impl) []impl {
 	var out []impl
 	for _, im := range ims {
 		if _, ok := atomicRowOf(im); ok {
 			out = append(out, im)
+		}
+		if _, ok := im.(curatorGo); ok {
+			out = append(out, promotedGo{})
+		}
+	}
+	return out
+}
+
+// atomicPeers returns the peers of the atomic workload: with Curator, its
+// promoted row too, in the same run.
+func atomicPeers(ps []peer) []peer {
+	out := slices.Clone(ps)
+	for _, p := range ps {
+		if p.name == "curator" {
+			out = append(out, peer{"curator-promoted", func(w string) bool { return w == "atomic" },
+				func(e env, _ string, _ []string) []result { return runCurator(e, "atomic-promoted", nil) }})
 		}
 	}
 	return out
@@ -80,6 +116,66 @@ func openAtomic(ctx context.Context, s session, path string) (incrementer, func(
 		}
 	}
 	return inc, func() {}, nil
+}
+
+// promotions counts what the promoted row's increments did, over all its
+// clients.
+type promotions struct {
+	mu                              sync.Mutex
+	increments, promoted, lockTries int64
+	promotedTime                    time.Duration
+}
+
+// open is openAtomic with a promotion to a lock at path-lock: two
+// optimistic tries, then tries under the lock.
+func (p *promotions) open(ctx context.Context, s session, path string) (incrementer, func(), error) {
+	c := s.(*goSession).c
+	l, err := atomic.NewInt64(c, path, atomicPromotedTries, atomic.WithPromotion(atomic.Promotion{LockPath: path + "-lock", Retry: atomicTries}))
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := l.Initialize(ctx, 0); err != nil {
+		return nil, nil, err
+	}
+	inc := func(ctx context.Context) (int64, error) {
+		var conflicts, lockTries int64
+		var promotedTime time.Duration
+		defer func() {
+			p.mu.Lock()
+			p.increments++
+			p.lockTries += lockTries
+			if promotedTime > 0 || lockTries > 0 {
+				p.promoted++
+				p.promotedTime += promotedTime
+			}
+			p.mu.Unlock()
+		}()
+		for {
+			res, err := l.Increment(ctx)
+			conflicts += int64(res.Stats.OptimisticTries + res.Stats.PromotedTries - 1)
+			lockTries += int64(res.Stats.PromotedTries)
+			promotedTime += res.Stats.PromotedTime
+			if err != nil || res.Succeeded {
+				return conflicts, err
+			}
+			conflicts++ // the last try of an increment that ran out of tries
+		}
+	}
+	return inc, func() {}, nil
+}
+
+// report puts how many increments were promoted, and the tries under the
+// lock, in r.
+func (p *promotions) report(r *result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r.Notes = "Int64 with RetryNTimes(1, 0), WithPromotion with RetryNTimes(1000, 0)"
+	if p.increments > 0 {
+		r.Promoted, r.LockTries = float64(p.promoted)/float64(p.increments), float64(p.lockTries)/float64(p.increments)
+	}
+	if p.promoted > 0 {
+		r.PromotedMs = float64(p.promotedTime.Microseconds()) / 1000 / float64(p.promoted)
+	}
 }
 
 func readAtomicGo(ctx context.Context, s session, path string) (int64, error) {

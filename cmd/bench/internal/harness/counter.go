@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	pathpkg "path"
+	"strings"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
@@ -41,15 +42,18 @@ type counterRow struct {
 	open func(ctx context.Context, s session, path string) (incrementer, func(), error)
 	// read reads the count at path through s.
 	read func(ctx context.Context, s session, path string) (int64, error)
+	// report, if not nil, adds what the row counted itself to the run's
+	// result, after it.
+	report func(r *result)
 }
 
 // counterRowOf returns im's row, if it has one: gocurator and the floor.
 func counterRowOf(im impl) (counterRow, bool) {
 	switch im.(type) {
 	case curatorGo:
-		return counterRow{im.name(), im.connect, openCount, readCountGo}, true
+		return counterRow{name: im.name(), connect: im.connect, open: openCount, read: readCountGo}, true
 	case floor:
-		return counterRow{im.name(), im.connect, openFloorCount, readCountZK}, true
+		return counterRow{name: im.name(), connect: im.connect, open: openFloorCount, read: readCountZK}, true
 	}
 	return counterRow{}, false
 }
@@ -143,9 +147,12 @@ func runCounterRow(e env, workload string, row counterRow, path string) result {
 		}
 		return r
 	}
+	if row.report != nil {
+		row.report(&r)
+	}
 	if lost := before + r.Cycles - after; lost != 0 {
 		r.Violations = max(lost, -lost)
-		r.Notes = fmt.Sprintf("the count went from %d to %d in %d increments", before, after, r.Cycles)
+		r.Notes = strings.TrimPrefix(r.Notes+fmt.Sprintf("; the count went from %d to %d in %d increments", before, after, r.Cycles), "; ")
 	}
 	return r
 }
@@ -259,13 +266,13 @@ func printCounters(rs []result) {
 	floors := floorRows(rs)
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\timpl\tclients\tincrements\tincrements/s\tvs floor\tvs floor (median of rounds [95 % CI])\treq/increment (client)\treq/increment (server)\tsetData/increment\tgetData/increment\tnotif/increment\tconflicts/increment\tclient CPU µs/increment\tviolations\t")
+	fmt.Fprintln(tw, "workload\timpl\tclients\tincrements\tincrements/s\tvs floor\tvs floor (median of rounds [95 % CI])\treq/increment (client)\treq/increment (server)\tsetData/increment\tgetData/increment\tnotif/increment\tconflicts/increment\tpromoted\ttries under the lock/increment\tms in the promoted phase/promotion\tclient CPU µs/increment\tviolations\t")
 	for _, r := range rs {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%d\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Clients, r.Error)
+			fmt.Fprintf(tw, "%s\t%s\t%d\terror: %s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Workload, r.Impl, r.Clients, r.Error)
 			continue
 		}
-		client, sets, gets, notifs, cpu := "–", "–", "–", "–", "–"
+		client, sets, gets, notifs, cpu, promoted, lockTries, promotedMs := "–", "–", "–", "–", "–", "–", "–", "–"
 		if r.ClientReqs > 0 {
 			client = fmt.Sprintf("%.2f", r.ClientReqs)
 			sets, gets, notifs = fmt.Sprintf("%.2f", r.SetsPerCycle), fmt.Sprintf("%.2f", r.GetsPerCycle), fmt.Sprintf("%.2f", r.NotifPerRel)
@@ -273,8 +280,11 @@ func printCounters(rs []result) {
 		if r.CPUPerCycleUs > 0 {
 			cpu = fmt.Sprintf("%.0f", r.CPUPerCycleUs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", r.Workload, r.Impl, r.Clients, r.Cycles, r.CyclesPerSec,
-			ratioText(r.CyclesPerSec, floors[r.Workload].CyclesPerSec), pairedText(r), client, r.ServerReqs, sets, gets, notifs, r.Conflicts, cpu, r.Violations)
+		if strings.HasSuffix(r.Impl, "-promoted") {
+			promoted, lockTries, promotedMs = fmt.Sprintf("%.1f %%", 100*r.Promoted), fmt.Sprintf("%.2f", r.LockTries), fmt.Sprintf("%.1f", r.PromotedMs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%d\t\n", r.Workload, r.Impl, r.Clients, r.Cycles, r.CyclesPerSec,
+			ratioText(r.CyclesPerSec, floors[r.Workload].CyclesPerSec), pairedText(r), client, r.ServerReqs, sets, gets, notifs, r.Conflicts, promoted, lockTries, promotedMs, cpu, r.Violations)
 	}
 	tw.Flush()
 	printOver(rs)

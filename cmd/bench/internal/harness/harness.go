@@ -271,7 +271,7 @@ func run(e env, o options) error {
 			}
 		}
 		if w == "atomic" {
-			for _, r := range interleaved(e, o, w, atomicImpls(goImpls), peersOn, runAtomic) {
+			for _, r := range interleaved(e, o, w, atomicImpls(goImpls), atomicPeers(peersOn), runAtomic) {
 				emit(r)
 			}
 		}
@@ -441,7 +441,7 @@ func printOver(rs []result) {
 			p := r.Over[impl]
 			parts = append(parts, fmt.Sprintf("%s %.2f× [%.2f–%.2f]", impl, p.Median, p.Low, p.High))
 		}
-		fmt.Printf("%s: gocurator over, median of rounds [95 %% CI]: %s\n", r.Workload, strings.Join(parts, ", "))
+		fmt.Printf("%s: %s over, median of rounds [95 %% CI]: %s\n", r.Workload, r.Impl, strings.Join(parts, ", "))
 	}
 }
 

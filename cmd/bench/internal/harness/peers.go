@@ -59,6 +59,8 @@ func runCurator(e env, workload string, herdSizes []string) []result {
 			rs = append(rs, java("herd-"+n, "herd", ms, n)...)
 		}
 		return rs
+	case "atomic-promoted": // a row of the atomic workload
+		return javaAs("curator-promoted", "atomic", workload, ms)
 	case "failover": // LeaderSelector, then LeaderLatch
 		n := strconv.Itoa(e.failovers)
 		return append(java(workload, workload, ms, n, "selector"), javaAs("curator-latch", workload, workload, ms, n, "latch")...)

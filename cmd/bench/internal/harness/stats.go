@@ -46,6 +46,10 @@ func merge(a, b result) result {
 	a.BytesInPerAcq = perCycle(a.BytesInPerAcq, b.BytesInPerAcq)
 	a.CPUPerCycleUs = perCycle(a.CPUPerCycleUs, b.CPUPerCycleUs)
 	a.Conflicts = perCycle(a.Conflicts, b.Conflicts)
+	if promoted := a.Promoted*float64(a.Cycles) + b.Promoted*float64(b.Cycles); promoted > 0 { // weighed by promotions
+		a.PromotedMs = (a.PromotedMs*a.Promoted*float64(a.Cycles) + b.PromotedMs*b.Promoted*float64(b.Cycles)) / promoted
+	}
+	a.Promoted, a.LockTries = perCycle(a.Promoted, b.Promoted), perCycle(a.LockTries, b.LockTries)
 	a.SetsPerCycle, a.GetsPerCycle = perCycle(a.SetsPerCycle, b.SetsPerCycle), perCycle(a.GetsPerCycle, b.GetsPerCycle)
 	a.CreatesPerCycle, a.MultisPerCycle = perCycle(a.CreatesPerCycle, b.CreatesPerCycle), perCycle(a.MultisPerCycle, b.MultisPerCycle)
 	a.ListsPerCycle, a.DeletesPerCycle = perCycle(a.ListsPerCycle, b.ListsPerCycle), perCycle(a.DeletesPerCycle, b.DeletesPerCycle)
@@ -106,7 +110,11 @@ func pairWithFloor(rs []result) {
 			}
 		}
 	}
-	if g := find("gocurator"); g != nil {
+	for _, name := range []string{"gocurator", "gocurator-promoted"} {
+		g := find(name)
+		if g == nil {
+			continue
+		}
 		for k := range rs {
 			if o := &rs[k]; o != g {
 				if p, ok := pairRounds(g, o); ok {

@@ -34,6 +34,9 @@ type result struct {
 	Violations      int64             `json:"violations"`
 	Notes           string            `json:"notes,omitempty"`
 	Conflicts       float64           `json:"conflicts_per_cycle,omitempty"`    // counter: compare-and-sets refused per increment
+	Promoted        float64           `json:"promoted_per_cycle,omitempty"`     // atomic, promoted rows: the share of increments that took the lock
+	LockTries       float64           `json:"lock_tries_per_cycle,omitempty"`   // atomic, promoted rows: tries under the lock per increment
+	PromotedMs      float64           `json:"promoted_ms,omitempty"`            // atomic, promoted rows: the mean time a promoted increment spent in its promoted phase (the lock's wait included), ms
 	SetsPerCycle    float64           `json:"set_data_per_cycle,omitempty"`     // counter: setData requests per increment on the clients' wire (Go only)
 	GetsPerCycle    float64           `json:"get_data_per_cycle,omitempty"`     // counter, queue: getData requests per increment (item) on the clients' wire (Go only)
 	CreatesPerCycle float64           `json:"create_per_cycle,omitempty"`       // queue: create requests per item on the clients' wire (Go only)
@@ -62,7 +65,7 @@ type result struct {
 	RoundRates      []float64         `json:"round_cycles_per_sec,omitempty"`         // each round's cycles/s, in the order the rounds ran
 	FloorRatio      float64           `json:"floor_ratio_median_of_rounds,omitempty"` // the median over rounds of cycles/s ÷ the floor's in the same round
 	FloorRatioCI    []float64         `json:"floor_ratio_ci95,omitempty"`             // that median's 95 % confidence interval (see medianCI)
-	Over            map[string]paired `json:"paired_ratio_to,omitempty"`              // gocurator only: the same against every other implementation
+	Over            map[string]paired `json:"paired_ratio_to,omitempty"`              // gocurator and gocurator-promoted only: the same against every other implementation
 	ServerFsync     string            `json:"server_fsync,omitempty"`                 // on, off, or unknown (--connect)
 	ServerJVM       string            `json:"server_jvm,omitempty"`                   // stock, test (--test-server), or unknown (--connect)
 	GoMaxProcs      int               `json:"gomaxprocs,omitempty"`                   // the harness's GOMAXPROCS (set it in the environment)
