@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 
@@ -82,6 +83,11 @@ func BenchmarkLoad(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		if n := cc.Len(); n != nodes {
 			b.Fatalf("cache holds %d nodes, want %d", n, nodes)
+		}
+		if f := os.Getenv("CACHE_BENCH_HEAPPROF"); f != "" {
+			out, _ := os.Create(f)
+			_ = pprof.WriteHeapProfile(out)
+			out.Close()
 		}
 		heap += float64(after.HeapAlloc) - float64(before.HeapAlloc)
 		requests += float64(counter.Requests() - sent)

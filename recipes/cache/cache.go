@@ -45,13 +45,25 @@ const (
 	closed
 )
 
-// entry is a cached node and what the cache knows of its children.
+// entry is a cached node and what the cache knows of its children. It is
+// kept small, for a cache holds one per node: the path is the map's key,
+// the children a sorted slice of the names the listing returned.
 type entry struct {
-	node     Node
-	depth    int
-	children map[string]struct{} // names from the latest listing applied; nil if not listed
-	pzxid    int64               // the latest listing's Pzxid
-	gone     map[string]int64    // children removed by a listing while their read was in flight: name -> that listing's Pzxid
+	path     string // the key of c.nodes that holds it
+	data     []byte
+	stat     framework.Stat
+	children []string         // sorted names from the latest listing applied; nil if not listed
+	pzxid    int64            // the latest listing's Pzxid
+	gone     map[string]int64 // children removed by a listing while their read was in flight: name -> that listing's Pzxid
+}
+
+// node returns the cached node e holds.
+func (e *entry) node() Node { return Node{Path: e.path, Data: e.data, Stat: e.stat} }
+
+// listed reports whether the latest listing of e's children named name.
+func (e *entry) listed(name string) bool {
+	_, ok := slices.BinarySearch(e.children, name)
+	return ok
 }
 
 // New returns a cache of the node at path and the nodes below it.
@@ -171,7 +183,7 @@ func (c *Cache) Get(path string) (Node, bool) {
 	if e == nil || c.hidden(path) {
 		return Node{}, false
 	}
-	return e.node, true
+	return e.node(), true
 }
 
 // hidden reports whether path is the cache's own node in a cache made
@@ -188,12 +200,11 @@ func (c *Cache) Children(path string) []string {
 		return nil
 	}
 	var names []string
-	for name := range e.children {
+	for _, name := range e.children {
 		if c.nodes[framework.JoinPath(path, name)] != nil {
 			names = append(names, name)
 		}
 	}
-	slices.Sort(names)
 	return names
 }
 
@@ -213,7 +224,7 @@ func (c *Cache) Snapshot() []Node {
 	out := make([]Node, 0, len(c.nodes))
 	for path, e := range c.nodes {
 		if !c.hidden(path) {
-			out = append(out, e.node)
+			out = append(out, e.node())
 		}
 	}
 	c.mu.Unlock()
@@ -275,7 +286,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			e.gone = nil // no read from before the resync can be applied over one made in it
 			add(key{path, dataRead}, gen)
 			switch {
-			case e.depth >= c.opts.maxDepth:
+			case c.depthOf(path) >= c.opts.maxDepth:
 			case e.children == nil: // never listed: no child watch to survive
 				c.q.add(key{path, childrenRead}, gen)
 			default:
