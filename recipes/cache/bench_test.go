@@ -1,15 +1,22 @@
 package cache_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/go-zookeeper/zk"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gocurator/curator/framework"
@@ -20,28 +27,32 @@ import (
 
 // BenchmarkLoad loads a tree of $CACHE_BENCH_NODES nodes (100,000 by
 // default) under $CACHE_BENCH_PARENTS parents (100 by default; 1 makes one
-// flat directory) into a cache, and reports the heap it holds per node and
-// the requests it sent per node.
+// flat directory), 23 bytes of data each, three ways in one run, on one
+// server, one after the other:
 //
-//	go test -run '^$' -bench Load -benchtime 3x ./recipes/cache/
+//   - gocurator: a Cache of the tree, from Start to Initialized. It reports
+//     the heap held per node beyond the nodes' data (heapB/node: all the
+//     process holds for the cache, go-zookeeper's and the framework's
+//     tables of the watches it set included), the part of it the Cache
+//     itself holds (cacheB/node: what its Close and collection give back;
+//     the watches stay set), and the requests it sent per node.
+//   - floor: bare go-zookeeper calls, the same requests (getData and
+//     getChildren, each with a watch, for every node) kept
+//     $CACHE_BENCH_FLOOR_INFLIGHT (64 by default) in flight on one
+//     connection, keeping each node's data.
+//   - curator: Curator 5.4's CuratorCache in a Java process
+//     (testdata/CacheLoadPeer.java), from start to its initialized event,
+//     with the heap its JVM holds after the load (less the data).
+//
+// Each reports nodes/s. $CACHE_BENCH_HEAPPROF names a file for a heap
+// profile taken with the gocurator row's cache loaded.
+//
+//	go test -run '^$' -bench Load -benchtime 1x ./recipes/cache/
 //	CACHE_BENCH_NODES=70000 CACHE_BENCH_PARENTS=1 go test -run '^$' -bench Load -benchtime 1x ./recipes/cache/
 func BenchmarkLoad(b *testing.B) {
-	nodes := 100_000
-	if s := os.Getenv("CACHE_BENCH_NODES"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1000 {
-			b.Fatalf("CACHE_BENCH_NODES=%q: want a number of at least 1000", s)
-		}
-		nodes = n
-	}
-	parents := 100
-	if s := os.Getenv("CACHE_BENCH_PARENTS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n >= nodes {
-			b.Fatalf("CACHE_BENCH_PARENTS=%q: want a number from 1 to the nodes", s)
-		}
-		parents = n
-	}
+	nodes := envInt(b, "CACHE_BENCH_NODES", 100_000, 1000, 1<<30)
+	parents := envInt(b, "CACHE_BENCH_PARENTS", 100, 1, nodes-1)
+	inflight := envInt(b, "CACHE_BENCH_FLOOR_INFLIGHT", 64, 1, 1<<16)
 	srv := recipestest.StartServer(b, zkharness.WithoutFsync())
 	ns := recipestest.Namespace(b)
 	w := recipestest.NewClient(b, srv.ConnectString(), framework.WithNamespace(ns))
@@ -52,50 +63,203 @@ func BenchmarkLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	const payload = "config-value-0123456789"
 	for i := range nodes - parents - 1 {
 		g.Go(func() error {
-			_, err := w.Create(ctx, fmt.Sprintf("/big/p%03d/n%06d", i%parents, i), []byte("config-value-0123456789"))
+			_, err := w.Create(ctx, fmt.Sprintf("/big/p%03d/n%06d", i%parents, i), []byte(payload))
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		b.Fatal(err)
 	}
-	counter := zkharness.NewCounter()
-	c := recipestest.NewClient(b, srv.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
-	b.ResetTimer()
-	var heap, requests float64
-	for range b.N {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		sent := counter.Requests()
-		cc, err := cache.New(c, "/big")
+	dataBytes := float64(len(payload) * (nodes - parents - 1))
+
+	b.Run("gocurator", func(b *testing.B) {
+		counter := zkharness.NewCounter()
+		c := recipestest.NewClient(b, srv.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
+		var took time.Duration
+		var heap, own, requests float64
+		for range b.N {
+			h, o, r, d := loadOnce(b, c, counter, nodes)
+			heap, own, requests, took = heap+h, own+o, requests+float64(r), took+d
+		}
+		n := float64(b.N) * float64(nodes)
+		b.ReportMetric((heap-float64(b.N)*dataBytes)/n, "heapB/node")
+		b.ReportMetric(own/n, "cacheB/node")
+		b.ReportMetric(requests/n, "requests/node")
+		b.ReportMetric(n/took.Seconds(), "nodes/s")
+	})
+	b.Run("floor", func(b *testing.B) {
+		conn, events, err := zk.Connect([]string{srv.ConnectString()}, 30*time.Second, zk.WithLogger(quiet{}))
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := cc.Start(context.Background()); err != nil {
+		defer conn.Close()
+		go func() {
+			for range events { // drained, so go-zookeeper never blocks on it
+			}
+		}()
+		var took time.Duration
+		for range b.N {
+			start := time.Now()
+			got, err := floorLoad(conn, "/"+ns+"/big", inflight)
+			took += time.Since(start)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got != nodes {
+				b.Fatalf("floor read %d nodes, want %d", got, nodes)
+			}
+		}
+		b.ReportMetric(float64(b.N)*float64(nodes)/took.Seconds(), "nodes/s")
+		b.ReportMetric(float64(inflight), "inflight")
+	})
+	b.Run("curator", func(b *testing.B) {
+		classes := b.TempDir()
+		if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "CacheLoadPeer.java")).CombinedOutput(); err != nil {
+			b.Fatalf("javac: %v\n%s\n(Curator comes from: apt-get install -y libcurator-recipes-java)", err, out)
+		}
+		var took time.Duration
+		var loaded, heap float64
+		for range b.N {
+			out, err := exec.CommandContext(ctxT(b), "java", "-cp", classes+":"+curatorJar, "CacheLoadPeer", srv.ConnectString(), "/"+ns+"/big").Output()
+			if err != nil {
+				b.Fatalf("the Java peer: %v", err)
+			}
+			var n, ns, held int64
+			line, _ := bufio.NewReader(strings.NewReader(string(out))).ReadString('\n')
+			if _, err := fmt.Sscanf(line, "LOADED %d %d %d", &n, &ns, &held); err != nil {
+				b.Fatalf("the Java peer said %q", out)
+			}
+			if n != int64(nodes) {
+				b.Logf("CuratorCache holds %d nodes of %d (Curator 5.4 loads at most 65,535: CURATOR-690)", n, nodes)
+			}
+			took += time.Duration(ns)
+			loaded += float64(n)
+			heap += float64(held) - float64(len(payload))*float64(n)
+		}
+		b.ReportMetric(loaded/took.Seconds(), "nodes/s")
+		b.ReportMetric(heap/loaded, "heapB/node")
+		b.ReportMetric(loaded/float64(b.N), "nodes")
+	})
+}
+
+// curatorJar is Debian's libcurator-recipes-java; its manifest names the
+// rest of Curator and ZooKeeper's client.
+const curatorJar = "/usr/share/java/curator-recipes.jar"
+
+// loadOnce loads the tree into a new cache on c and returns the heap the
+// process holds for it, the part the cache itself holds, the requests it
+// sent, and how long it took.
+func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, nodes int) (heap, own float64, requests int64, took time.Duration) {
+	runtime.GC()
+	var before, loaded, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	sent := counter.Requests()
+	cc, err := cache.New(c, "/big")
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if err := cc.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	<-cc.Initialized()
+	took = time.Since(start)
+	requests = counter.Requests() - sent
+	runtime.GC()
+	runtime.ReadMemStats(&loaded)
+	if n := cc.Len(); n != nodes {
+		b.Fatalf("cache holds %d nodes, want %d", n, nodes)
+	}
+	if f := os.Getenv("CACHE_BENCH_HEAPPROF"); f != "" {
+		out, err := os.Create(f)
+		if err != nil {
 			b.Fatal(err)
 		}
-		<-cc.Initialized()
-		b.StopTimer()
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		if n := cc.Len(); n != nodes {
-			b.Fatalf("cache holds %d nodes, want %d", n, nodes)
-		}
-		if f := os.Getenv("CACHE_BENCH_HEAPPROF"); f != "" {
-			out, _ := os.Create(f)
-			_ = pprof.WriteHeapProfile(out)
-			out.Close()
-		}
-		heap += float64(after.HeapAlloc) - float64(before.HeapAlloc)
-		requests += float64(counter.Requests() - sent)
-		runtime.KeepAlive(cc)
-		cc.Close()
-		b.StartTimer()
+		_ = pprof.WriteHeapProfile(out)
+		out.Close()
 	}
-	b.ReportMetric(heap/float64(b.N)/float64(nodes), "heapB/node")
-	b.ReportMetric(requests/float64(b.N)/float64(nodes), "requests/node")
-	b.ReportMetric(float64(nodes), "nodes")
+	cc.Close()
+	cc = nil
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return float64(loaded.HeapAlloc) - float64(before.HeapAlloc), float64(loaded.HeapAlloc) - float64(after.HeapAlloc), requests, took
+}
+
+// floorLoad reads every node below and at root with bare go-zookeeper
+// calls, getData then getChildren, each with a watch, as the cache does,
+// keeping inflight requests in flight on conn; it returns the nodes read.
+func floorLoad(conn *zk.Conn, root string, inflight int) (int, error) {
+	var (
+		mu      sync.Mutex
+		cond    = sync.NewCond(&mu)
+		queue   = []string{root}
+		busy    int
+		data    = make(map[string][]byte)
+		failure error
+	)
+	var wg sync.WaitGroup
+	for range inflight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				for len(queue) == 0 && busy > 0 && failure == nil {
+					cond.Wait()
+				}
+				if len(queue) == 0 || failure != nil {
+					cond.Broadcast()
+					mu.Unlock()
+					return
+				}
+				path := queue[len(queue)-1]
+				queue = queue[:len(queue)-1]
+				busy++
+				mu.Unlock()
+				d, _, _, err := conn.GetW(path)
+				var kids []string
+				if err == nil {
+					kids, _, _, err = conn.ChildrenW(path)
+				}
+				mu.Lock()
+				busy--
+				if err != nil && failure == nil {
+					failure = err
+				}
+				data[path] = d
+				for _, k := range kids {
+					queue = append(queue, path+"/"+k)
+					cond.Signal()
+				}
+				if busy == 0 && len(queue) == 0 || failure != nil {
+					cond.Broadcast() // done
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return len(data), failure
+}
+
+// quiet is a go-zookeeper logger that says nothing.
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
+
+// envInt returns the environment variable name as a number from lo to hi,
+// or def if it is not set.
+func envInt(b *testing.B, name string, def, lo, hi int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		b.Fatalf("%s=%q: want a number from %d to %d", name, s, lo, hi)
+	}
+	return n
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/delivery"
@@ -21,6 +22,7 @@ type Cache struct {
 	opts      options
 	q         *queue
 	listeners *delivery.Container[[]Event] // each item one event, or the first load's events folded into one (delivery.go)
+	report    report
 
 	mu          sync.Mutex // guards the fields below and orders events
 	nodes       map[string]*entry
@@ -35,6 +37,12 @@ type Cache struct {
 	wg          sync.WaitGroup
 	unwatch     func() // removes the watch listener
 	unlisten    func() // removes the connection-state listener
+
+	// For the hooks (report.go):
+	loadStart     time.Time // Start's time
+	staleSince    time.Time // when the cache went stale
+	resyncStart   time.Time // the first reconnect since it went stale; zero: none
+	resyncChanges int       // the changes told since resyncStart
 }
 
 type runState int
@@ -83,6 +91,7 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 		root:        path,
 		opts:        o,
 		q:           newQueue(),
+		report:      newReport(client, o.label),
 		nodes:       make(map[string]*entry),
 		initialized: make(chan struct{}),
 		closed:      make(chan struct{}),
@@ -125,6 +134,7 @@ func (c *Cache) Start(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(ctx)
 	c.stop = cancel
 	c.state = started
+	c.loadStart = time.Now()
 	c.session = c.client.SessionID()
 	gen := c.q.newGeneration()
 	c.q.add(key{c.root, dataRead}, gen)
@@ -150,6 +160,9 @@ func (c *Cache) Close() error {
 	}
 	wasStarted := c.state == started
 	c.state = closed
+	if c.stale {
+		c.report.stale(c.staleSince) // the span ends with the cache
+	}
 	c.mu.Unlock()
 	if wasStarted {
 		c.stopAfter()
@@ -212,6 +225,10 @@ func (c *Cache) Children(path string) []string {
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.lenLocked()
+}
+
+func (c *Cache) lenLocked() int {
 	if c.nodes[c.root] != nil && c.hidden(c.root) {
 		return len(c.nodes) - 1
 	}
@@ -256,7 +273,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 		if c.state == started {
 			c.staleGen = c.q.current()
 			if !c.stale {
-				c.stale = true
+				c.stale, c.staleSince = true, time.Now()
 				c.post(Event{Type: Stale})
 			}
 		}
@@ -280,6 +297,9 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			add = c.q.check
 		}
 		c.session = session
+		if c.resyncStart.IsZero() {
+			c.resyncStart, c.resyncChanges = time.Now(), 0
+		}
 		gen := c.q.newGeneration()
 		add(key{c.root, dataRead}, gen)
 		for path, e := range c.nodes {

@@ -16,6 +16,7 @@ type options struct {
 	filter       func(path string) bool
 	buffer       int
 	workers      int
+	label        string
 }
 
 // DefaultBuffer is how many undelivered events a cache holds for its
@@ -93,6 +94,15 @@ func WithEventBuffer(n int) Option {
 		o.buffer = n
 		return nil
 	}
+}
+
+// WithLabel names the cache, or the watcher, for the client's hooks
+// (framework.WithHooks): its changes, loads, resyncs, stale spans and
+// overflows carry the label, which metrics may use where a path, whose
+// number has no bound, may not. It is the one option WatchData and
+// WatchChildren take.
+func WithLabel(label string) Option {
+	return func(o *options) error { o.label = label; return nil }
 }
 
 func applyOptions(opts []Option) (options, error) {

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -203,6 +204,10 @@ func (c *Cache) postNode(ev Event) {
 		return
 	}
 	c.post(ev)
+	c.report.change(ev.Type, ev.Path, c.lenLocked())
+	if !c.resyncStart.IsZero() {
+		c.resyncChanges++
+	}
 }
 
 // removeLocked drops e and every cached node below it, the deepest first,
@@ -294,14 +299,21 @@ func (c *Cache) generationDone(gen uint64) {
 		if current && c.stale {
 			c.stale = false
 			c.post(Event{Type: Resynced})
+			c.report.resync(false, c.lenLocked(), c.resyncChanges, cmp.Or(c.resyncStart, c.staleSince))
+			c.report.stale(c.staleSince)
+			c.resyncStart = time.Time{}
 		}
 	default:
 		// The first load: Initialized, stale or not (a flap during the
 		// load ends in Initialized, with no Resynced).
 		if current {
-			c.stale = false
+			if c.stale {
+				c.report.stale(c.staleSince)
+			}
+			c.stale, c.resyncStart = false, time.Time{}
 		}
 		c.post(Event{Type: Initialized}) // before the close: the fold keeps the load up to it
+		c.report.resync(true, c.lenLocked(), 0, c.loadStart)
 		close(c.initialized)
 	}
 }
