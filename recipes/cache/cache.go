@@ -42,7 +42,7 @@ type Cache struct {
 	loadStart     time.Time // Start's time
 	staleSince    time.Time // when the cache went stale
 	resyncStart   time.Time // the first reconnect since it went stale; zero: none
-	resyncChanges int       // the changes told since resyncStart
+	resyncChanges int       // the changes told since it went stale: what the resync found
 }
 
 type runState int
@@ -273,7 +273,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 		if c.state == started {
 			c.staleGen = c.q.current()
 			if !c.stale {
-				c.stale, c.staleSince = true, time.Now()
+				c.stale, c.staleSince, c.resyncChanges = true, time.Now(), 0
 				c.post(Event{Type: Stale})
 			}
 		}
@@ -298,7 +298,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 		}
 		c.session = session
 		if c.resyncStart.IsZero() {
-			c.resyncStart, c.resyncChanges = time.Now(), 0
+			c.resyncStart = time.Now()
 		}
 		gen := c.q.newGeneration()
 		add(key{c.root, dataRead}, gen)

@@ -25,7 +25,7 @@ type options struct {
 const DefaultBuffer = 100_000
 
 // defaultWorkers is how many reads one cache has in flight at most.
-const defaultWorkers = 16
+const defaultWorkers = 64
 
 // WithMaxDepth limits the cache to the nodes at most depth levels below
 // its path: 0 caches the node alone (Curator's NodeCache), 1 the node and

@@ -205,7 +205,7 @@ func (c *Cache) postNode(ev Event) {
 	}
 	c.post(ev)
 	c.report.change(ev.Type, ev.Path, c.lenLocked())
-	if !c.resyncStart.IsZero() {
+	if c.stale {
 		c.resyncChanges++
 	}
 }
