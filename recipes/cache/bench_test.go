@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipes/cache"
 	"github.com/gocurator/curator/recipestest"
 	"github.com/gocurator/curator/zkharness"
@@ -35,7 +36,9 @@ import (
 //     process holds for the cache, go-zookeeper's and the framework's
 //     tables of the watches it set included), the part of it the Cache
 //     itself holds (cacheB/node: what its Close and collection give back;
-//     the watches stay set), and the requests it sent per node.
+//     the watches stay set), and the requests it sent per node. Then its
+//     connection is cut (a proxy drops it), and it reports the resync the
+//     same way: from the reconnect to Resynced, and the requests it sent.
 //   - floor: bare go-zookeeper calls, the same requests (getData and
 //     getChildren, each with a watch, for every node) kept
 //     $CACHE_BENCH_FLOOR_INFLIGHT (64 by default) in flight on one
@@ -77,18 +80,19 @@ func BenchmarkLoad(b *testing.B) {
 
 	b.Run("gocurator", func(b *testing.B) {
 		counter := zkharness.NewCounter()
-		c := recipestest.NewClient(b, srv.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
-		var took time.Duration
-		var heap, own, requests float64
+		proxy := recipestest.StartProxy(b, srv.ConnectString())
+		c := recipestest.NewClient(b, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
+		var l load
 		for range b.N {
-			h, o, r, d := loadOnce(b, c, counter, nodes)
-			heap, own, requests, took = heap+h, own+o, requests+float64(r), took+d
+			l.add(loadOnce(b, c, counter, proxy, nodes))
 		}
 		n := float64(b.N) * float64(nodes)
-		b.ReportMetric((heap-float64(b.N)*dataBytes)/n, "heapB/node")
-		b.ReportMetric(own/n, "cacheB/node")
-		b.ReportMetric(requests/n, "requests/node")
-		b.ReportMetric(n/took.Seconds(), "nodes/s")
+		b.ReportMetric((l.heap-float64(b.N)*dataBytes)/n, "heapB/node")
+		b.ReportMetric(l.own/n, "cacheB/node")
+		b.ReportMetric(float64(l.requests)/n, "requests/node")
+		b.ReportMetric(n/l.took.Seconds(), "nodes/s")
+		b.ReportMetric(float64(l.resyncRequests)/n, "resync-requests/node")
+		b.ReportMetric(n/l.resyncTook.Seconds(), "resync-nodes/s")
 	})
 	b.Run("floor", func(b *testing.B) {
 		conn, events, err := zk.Connect([]string{srv.ConnectString()}, 30*time.Second, zk.WithLogger(quiet{}))
@@ -149,10 +153,24 @@ func BenchmarkLoad(b *testing.B) {
 // rest of Curator and ZooKeeper's client.
 const curatorJar = "/usr/share/java/curator-recipes.jar"
 
-// loadOnce loads the tree into a new cache on c and returns the heap the
+// load is what loadOnce measured.
+type load struct {
+	heap, own                float64 // bytes
+	requests, resyncRequests int64
+	took, resyncTook         time.Duration
+}
+
+func (l *load) add(m load) {
+	l.heap, l.own = l.heap+m.heap, l.own+m.own
+	l.requests, l.resyncRequests = l.requests+m.requests, l.resyncRequests+m.resyncRequests
+	l.took, l.resyncTook = l.took+m.took, l.resyncTook+m.resyncTook
+}
+
+// loadOnce loads the tree into a new cache on c and measures the heap the
 // process holds for it, the part the cache itself holds, the requests it
-// sent, and how long it took.
-func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, nodes int) (heap, own float64, requests int64, took time.Duration) {
+// sent, and how long it took; then it cuts c's connection at the proxy and
+// measures the resync the same way.
+func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, proxy *zkharness.Proxy, nodes int) (m load) {
 	runtime.GC()
 	var before, loaded, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -166,8 +184,8 @@ func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, nod
 		b.Fatal(err)
 	}
 	<-cc.Initialized()
-	took = time.Since(start)
-	requests = counter.Requests() - sent
+	m.took = time.Since(start)
+	m.requests = counter.Requests() - sent
 	runtime.GC()
 	runtime.ReadMemStats(&loaded)
 	if n := cc.Len(); n != nodes {
@@ -181,11 +199,45 @@ func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, nod
 		_ = pprof.WriteHeapProfile(out)
 		out.Close()
 	}
+
+	// The resync is timed from the reconnect (the state listener's
+	// Reconnected, which the cache's resync starts from) to Resynced.
+	var mu sync.Mutex
+	var back time.Time
+	unlisten, err := c.AddConnectionStateListener(func(s listener.ConnectionState) {
+		if s == listener.Reconnected {
+			mu.Lock()
+			back = time.Now()
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	resynced := make(chan time.Time, 1)
+	if _, err := cc.AddListener(func(ev cache.Event) {
+		if ev.Type == cache.Resynced {
+			resynced <- time.Now()
+		}
+	}); err != nil {
+		b.Fatal(err)
+	}
+	sent = counter.Requests()
+	proxy.DropAll()
+	done := <-resynced
+	m.resyncRequests = counter.Requests() - sent
+	unlisten()
+	mu.Lock()
+	m.resyncTook = done.Sub(back)
+	mu.Unlock()
+
 	cc.Close()
 	cc = nil
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	return float64(loaded.HeapAlloc) - float64(before.HeapAlloc), float64(loaded.HeapAlloc) - float64(after.HeapAlloc), requests, took
+	m.heap = float64(loaded.HeapAlloc) - float64(before.HeapAlloc)
+	m.own = float64(loaded.HeapAlloc) - float64(after.HeapAlloc)
+	return m
 }
 
 // floorLoad reads every node below and at root with bare go-zookeeper

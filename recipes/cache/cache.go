@@ -306,7 +306,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			e.gone = nil // no read from before the resync can be applied over one made in it
 			add(key{path, dataRead}, gen)
 			switch {
-			case c.depthOf(path) >= c.opts.maxDepth:
+			case c.depthOf(path) >= c.opts.maxDepth, ephemeral(e.stat.EphemeralOwner):
 			case e.children == nil: // never listed: no child watch to survive
 				c.q.add(key{path, childrenRead}, gen)
 			default:

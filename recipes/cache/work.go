@@ -2,6 +2,7 @@ package cache
 
 import (
 	"cmp"
+	"math"
 	"context"
 	"errors"
 	"slices"
@@ -192,9 +193,22 @@ func (c *Cache) addLocked(path string, data []byte, stat *framework.Stat, gen ui
 	e := &entry{path: path, data: data, stat: *stat}
 	c.nodes[path] = e
 	c.postNode(Event{Type: Created, Path: path, Node: e.node()})
-	if c.depthOf(path) < c.opts.maxDepth {
+	switch {
+	case ephemeral(stat.EphemeralOwner):
+		e.children = []string{} // it can have none: listed, with no watch to set
+	case c.depthOf(path) < c.opts.maxDepth:
 		c.q.add(key{path, childrenRead}, gen)
 	}
+}
+
+// ephemeral reports whether a node with this ephemeralOwner is an
+// ephemeral node, which ZooKeeper lets have no children: so the cache
+// neither lists it nor sets a child watch on it, half the requests and
+// watches of a directory of members (a group, a service). A container
+// (Long.MIN_VALUE in some servers' stats, 0 in others) and a TTL node
+// (0xFF in the high byte) are not ephemeral.
+func ephemeral(owner int64) bool {
+	return owner != 0 && owner != math.MinInt64 && uint64(owner)>>56 != 0xFF
 }
 
 // postNode tells the listeners of a node's event, unless the node is the
