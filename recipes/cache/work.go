@@ -2,9 +2,9 @@ package cache
 
 import (
 	"cmp"
-	"math"
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"time"
 
