@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,7 +48,8 @@ import (
 //     (testdata/CacheLoadPeer.java), from start to its initialized event,
 //     with the heap its JVM holds after the load (less the data).
 //
-// Each reports nodes/s. $CACHE_BENCH_HEAPPROF names a file for a heap
+// Each reports nodes/s; the Go rows also the CPU this process spent per
+// node during the load (the server's is not counted). $CACHE_BENCH_HEAPPROF names a file for a heap
 // profile taken with the gocurator row's cache loaded.
 //
 //	go test -run '^$' -bench Load -benchtime 1x ./recipes/cache/
@@ -87,6 +89,7 @@ func BenchmarkLoad(b *testing.B) {
 			l.add(loadOnce(b, c, counter, proxy, nodes))
 		}
 		n := float64(b.N) * float64(nodes)
+		b.ReportMetric(float64(l.cpu.Microseconds())/n, "cpu-us/node")
 		b.ReportMetric((l.heap-float64(b.N)*dataBytes)/n, "heapB/node")
 		b.ReportMetric(l.own/n, "cacheB/node")
 		b.ReportMetric(float64(l.requests)/n, "requests/node")
@@ -104,11 +107,11 @@ func BenchmarkLoad(b *testing.B) {
 			for range events { // drained, so go-zookeeper never blocks on it
 			}
 		}()
-		var took time.Duration
+		var took, cpu time.Duration
 		for range b.N {
-			start := time.Now()
+			start, startCPU := time.Now(), processCPU()
 			got, err := floorLoad(conn, "/"+ns+"/big", inflight)
-			took += time.Since(start)
+			took, cpu = took+time.Since(start), cpu+processCPU()-startCPU
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -117,6 +120,7 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(b.N)*float64(nodes)/took.Seconds(), "nodes/s")
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/float64(nodes), "cpu-us/node")
 		b.ReportMetric(float64(inflight), "inflight")
 	})
 	b.Run("curator", func(b *testing.B) {
@@ -158,9 +162,11 @@ type load struct {
 	heap, own                float64 // bytes
 	requests, resyncRequests int64
 	took, resyncTook         time.Duration
+	cpu                      time.Duration // the process's, during the load
 }
 
 func (l *load) add(m load) {
+	l.cpu += m.cpu
 	l.heap, l.own = l.heap+m.heap, l.own+m.own
 	l.requests, l.resyncRequests = l.requests+m.requests, l.resyncRequests+m.resyncRequests
 	l.took, l.resyncTook = l.took+m.took, l.resyncTook+m.resyncTook
@@ -179,12 +185,12 @@ func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, pro
 	if err != nil {
 		b.Fatal(err)
 	}
-	start := time.Now()
+	start, startCPU := time.Now(), processCPU()
 	if err := cc.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	<-cc.Initialized()
-	m.took = time.Since(start)
+	m.took, m.cpu = time.Since(start), processCPU()-startCPU
 	m.requests = counter.Requests() - sent
 	runtime.GC()
 	runtime.ReadMemStats(&loaded)
@@ -295,6 +301,15 @@ func floorLoad(conn *zk.Conn, root string, inflight int) (int, error) {
 	}
 	wg.Wait()
 	return len(data), failure
+}
+
+// processCPU returns the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // quiet is a go-zookeeper logger that says nothing.

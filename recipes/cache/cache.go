@@ -15,7 +15,9 @@ import (
 
 // Cache keeps a node and the nodes below it, to a maximum depth, in sync
 // with ZooKeeper. It sends nothing until Start; Close stops it and removes
-// nothing from ZooKeeper.
+// nothing from ZooKeeper. It reports its changes, loads, resyncs, stale
+// spans and overflows to the client's hooks (framework.WithHooks), under
+// the label WithLabel gives it.
 type Cache struct {
 	client    *framework.Client
 	root      string

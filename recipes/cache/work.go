@@ -218,7 +218,9 @@ func (c *Cache) postNode(ev Event) {
 		return
 	}
 	c.post(ev)
-	c.report.change(ev.Type, ev.Path, c.lenLocked())
+	if c.report.hooks != nil {
+		c.report.change(ev.Type, ev.Path, c.lenLocked())
+	}
 	if c.stale {
 		c.resyncChanges++
 	}
