@@ -37,4 +37,4 @@ type Result struct {
 // ErrNodeMissing means the participant's own node is not among the lock's
 // children: it was deleted (session expiry, an administrator). The engine
 // creates a fresh node and tries again, or reports the loss to a holder.
-var ErrNodeMissing = errors.New("driver: our lock node is missing")
+var ErrNodeMissing = errors.New("our lock node is missing")

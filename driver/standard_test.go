@@ -50,8 +50,9 @@ func TestSortChildrenIsStable(t *testing.T) {
 }
 
 // Sequence keys sort faster as numbers; the order must be the stable text
-// order whatever the keys: all sequences, repeated sequences, and keys that
-// are not ten digits (which fall back to text).
+// order whatever the keys, with the keys that are not sequences after the
+// others: all sequences, repeated sequences, and keys that are not ten
+// digits (which fall back to text).
 func TestSortChildrenOrderIsTheStableTextOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	kinds := []func(i int) string{
@@ -71,12 +72,25 @@ func TestSortChildrenOrderIsTheStableTextOrder(t *testing.T) {
 			children[i] = kind(i)
 		}
 		want := slices.Clone(children)
-		slices.SortStableFunc(want, func(a, b string) int {
-			return strings.Compare(driver.StandardFixForSorting(a, "lock-"), driver.StandardFixForSorting(b, "lock-"))
-		})
+		slices.SortStableFunc(want, participantsFirst("lock-"))
 		if got := driver.SortChildren(children, "lock-", driver.StandardFixForSorting); !slices.Equal(got, want) {
 			t.Fatalf("sorted %v, want %v", got, want)
 		}
+	}
+}
+
+// participantsFirst is SortChildren's order: keys that are sequences
+// before keys that are not, then the keys as text.
+func participantsFirst(lockName string) func(a, b string) int {
+	return func(a, b string) int {
+		ka, kb := driver.StandardFixForSorting(a, lockName), driver.StandardFixForSorting(b, lockName)
+		if sa, sb := driver.IsSequence(ka), driver.IsSequence(kb); sa != sb {
+			if sa {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(ka, kb)
 	}
 }
 
@@ -104,5 +118,47 @@ func TestStandardGetsTheLock(t *testing.T) {
 	}
 	if _, err := d.GetsTheLock(children, "n-1", 0); err == nil {
 		t.Error("maxLeases 0 accepted")
+	}
+}
+
+func TestIsSequence(t *testing.T) {
+	for key, want := range map[string]bool{
+		"0000000000": true, "0000000042": true, "2147483647": true,
+		"-000000001": true, "-999999999": true, "-1000000000": true, "-2147483648": true,
+		"": false, "-1": false, "42": false, "00000000042": false, "2147483648": false, "9999999999": false,
+		"-000000000": false, "-2147483649": false, "-0999999999": false, "000000004a": false, "+000000001": false,
+		" 000000001": false, "０００００００００１": false,
+	} {
+		if got := driver.IsSequence(key); got != want {
+			t.Errorf("IsSequence(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+// Names whose key is not a sequence number sort after every participant's
+// node, among themselves by key, and block no one: an empty or malformed
+// sequence, or a name without the lock name that sorts before digits, which
+// Curator sorts first. ZooKeeper's own negative sequences (its counter past
+// 2^31) stay where Curator puts them.
+func TestCraftedNamesDoNotBlock(t *testing.T) {
+	children := []string{
+		"x-lock-",              // empty sequence
+		"_c_b-lock-0000000002", // a participant
+		"x-lock--1",            // a malformed negative
+		"!",                    // no lock name, sorts before digits
+		"_c_a-lock-0000000001", // the first participant
+		"x-lock-00000000001",   // eleven digits
+		"_c_c-lock--000000001", // ZooKeeper's sequence after its counter overflowed
+	}
+	got := driver.SortChildren(children, "lock-", driver.StandardFixForSorting)
+	want := []string{"_c_c-lock--000000001", "_c_a-lock-0000000001", "_c_b-lock-0000000002", "x-lock-", "!", "x-lock--1", "x-lock-00000000001"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sorted %q, want %q", got, want)
+	}
+	for i, our := range want[:3] {
+		res, err := driver.Standard{}.GetsTheLock(got, our, 1)
+		if err != nil || res.Held != (i == 0) || (i > 0 && res.Watch != want[i-1]) {
+			t.Errorf("GetsTheLock(%s) = %+v, %v", our, res, err)
+		}
 	}
 }

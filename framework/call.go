@@ -12,18 +12,37 @@ import (
 // the loop, its sleeps too; the error is then ErrClosed. The error is an
 // *OpError for op and path.
 func (c *Client) retrying(ctx context.Context, op, path string, fn func(ctx context.Context, conn conn) error) error {
-	err := retry.DoUntil(ctx, c.closing, c.cfg.retryPolicy, func(ctx context.Context) error {
-		conn, err := c.connected(ctx, c.cfg.connectionTimeout)
-		if err != nil {
-			return err
+	var policy retry.Policy = c.cfg.retryPolicy
+	obs := c.observe(op, path)
+	if obs != nil {
+		policy = obs
+	}
+	err := retry.DoUntil(ctx, c.closing, policy, func(ctx context.Context) error {
+		err := c.attempt(ctx, fn)
+		if obs != nil {
+			obs.attempt(err)
 		}
-		c.ensureNamespace(ctx, conn)
-		return c.closedErr(fn(ctx, conn))
+		return err
 	})
 	if err != nil && ctx.Err() == nil {
 		err = c.closedErr(err) // the error of the attempt before Close ended the loop
 	}
-	return opErr(op, path, err)
+	err = opErr(op, path, err)
+	if obs != nil {
+		obs.done(err)
+	}
+	return err
+}
+
+// attempt is one attempt of an operation: it waits (up to the connection
+// timeout) for a connection, and runs fn on it.
+func (c *Client) attempt(ctx context.Context, fn func(ctx context.Context, conn conn) error) error {
+	conn, err := c.connected(ctx, c.cfg.connectionTimeout)
+	if err != nil {
+		return err
+	}
+	c.ensureNamespace(ctx, conn)
+	return c.closedErr(fn(ctx, conn))
 }
 
 // ensureNamespace creates the namespace's root (and its missing parents, as

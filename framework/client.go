@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/observe"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -24,7 +26,8 @@ type Client struct {
 	log       *slog.Logger
 	listeners *delivery.Container[listener.ConnectionState]
 	sm        *stateMachine
-	watches   watchFeed // AddWatchListener's functions
+	watches   watchFeed      // AddWatchListener's functions
+	hooks     *observe.Hooks // WithHooks's; nil: none
 	dial      func(zkconn.Config) (conn, error)
 
 	mu        sync.Mutex
@@ -77,6 +80,10 @@ func New(connectString string, opts ...Option) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler) // logging is off by default
 	}
+	hooks, err := observe.New(log, cfg.hooks...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidArg, err)
+	}
 	c := &Client{
 		cfg:       cfg,
 		servers:   servers,
@@ -84,9 +91,11 @@ func New(connectString string, opts ...Option) (*Client, error) {
 		listeners: delivery.NewContainer(delivery.DefaultLimit, delivery.FoldFlaps),
 		authDone:  make(chan struct{}),
 		dial:      func(cfg zkconn.Config) (conn, error) { return zkconn.Connect(cfg) },
+		hooks:     hooks,
 	}
 	c.closing, c.stopBg = context.WithCancel(context.Background())
 	c.sm = newStateMachine(cfg.sessionTimeout, cfg.errorPolicy, c.listeners.Post)
+	c.sm.hooks = hooks
 	c.sm.revived = c.endSession
 	return c, nil
 }
@@ -107,6 +116,10 @@ func (c *Client) Start(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	var onRequest func(zkconn.RequestInfo)
+	if c.hooks != nil {
+		onRequest = c.onRequest
+	}
 	conn, err := c.dial(zkconn.Config{
 		Servers:        c.servers,
 		SessionTimeout: c.cfg.sessionTimeout,
@@ -114,8 +127,10 @@ func (c *Client) Start(ctx context.Context) error {
 		Dialer:         c.cfg.dialer,
 		TLS:            c.cfg.tls,
 		Log:            c.log,
+		MaxReplySize:   cmp.Or(c.cfg.maxReplySize, DefaultMaxReplySize),
 		OnSession:      c.sm.onEvent,
 		OnWatch:        func(ev zkconn.Event) { c.watches.deliver(c.cfg.namespace, ev) },
+		OnRequest:      onRequest,
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidArg, err)
@@ -187,6 +202,7 @@ func (c *Client) Close() error {
 		c.wg.Wait()
 	}
 	c.listeners.Close()
+	c.hooks.Close()
 	return nil
 }
 

@@ -43,6 +43,7 @@ type createOpts struct {
 	acl       []ACL
 	ttl       time.Duration
 	protected bool
+	orSet     bool // OrSetData
 	parents   parentMode
 	nilOption bool // a nil CreateOption was given
 }
@@ -81,6 +82,14 @@ func WithTTL(d time.Duration) CreateOption { return func(o *createOpts) { o.ttl 
 // instead of creating a second one. If the create fails for good, the client
 // finds and deletes its node in the background.
 func WithProtection() CreateOption { return func(o *createOpts) { o.protected = true } }
+
+// OrSetData makes a create of a node that already exists set its data
+// instead, as Curator's create().orSetData() does: the node ends up with
+// data either way, and Create returns its path. A node deleted between the
+// two is created again, so it never fails for a race with a delete. It is
+// for a plain node: not with a sequential mode or WithProtection, whose
+// names are new every time.
+func OrSetData() CreateOption { return func(o *createOpts) { o.orSet = true } }
 
 // WithParents creates missing parents as persistent nodes
 // (creatingParentsIfNeeded).
@@ -133,7 +142,14 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 				return err
 			}
 		}
-		p, err := c.createNode(ctx, conn, zkconn.CreateRequest{Path: full, Data: data, Mode: int32(o.mode), ACL: acl, TTL: o.ttl, Written: written}, o)
+		r := zkconn.CreateRequest{Path: full, Data: data, Mode: int32(o.mode), ACL: acl, TTL: o.ttl, Written: written}
+		p, err := c.createNode(ctx, conn, r, o)
+		for o.orSet && errors.Is(err, ErrNodeExists) {
+			p = full
+			if _, err = conn.Set(ctx, full, data, -1); errors.Is(err, ErrNoNode) { // deleted since: create it again
+				p, err = c.createNode(ctx, conn, r, o)
+			}
+		}
 		created = p
 		return err
 	})
@@ -167,6 +183,8 @@ func (o *createOpts) check(path string, mode CreateMode) error {
 		return fmt.Errorf("%w: TTL mode needs a positive TTL", ErrInvalidArg)
 	case !mode.isTTL() && o.ttl != 0:
 		return fmt.Errorf("%w: TTL given for mode without TTL", ErrInvalidArg)
+	case o.orSet && (mode.IsSequential() || o.protected):
+		return fmt.Errorf("%w: OrSetData with a sequential mode or WithProtection: the name is new every time", ErrInvalidArg)
 	}
 	return nil
 }

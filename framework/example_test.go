@@ -43,3 +43,30 @@ func ExampleClient() {
 	fmt.Println(framework.StripProtectedPrefix(name))
 	// Output: w-0000000000
 }
+
+// Publishing a configuration: OrSetData creates the node the first time and
+// sets its data every time after, as Curator's create().orSetData() does.
+func ExampleOrSetData() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-orsetdata"))
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := client.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	for _, cfg := range []string{`{"pool": 10}`, `{"pool": 20}`} {
+		if _, err := client.Create(ctx, "/config/db", []byte(cfg), framework.OrSetData(), framework.WithParents()); err != nil {
+			panic(err)
+		}
+	}
+	data, stat, err := client.Get(ctx, "/config/db")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(data), stat.Version)
+	client.Delete(ctx, "/config", framework.WithChildren())
+	// Output: {"pool": 20} 1
+}

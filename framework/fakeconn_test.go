@@ -28,8 +28,9 @@ type fakeConn struct {
 	session int64
 	seq     int
 	faults  []*fault
-	log     []string      // "op path", each request as it arrives
-	held    chan struct{} // told when a request is held for a late answer
+	log     []string              // "op path", each request as it arrives
+	held    chan struct{}         // told when a request is held for a late answer
+	before  func(op, path string) // if set, runs as each request arrives, before its fault; f.mu is held
 	closed  bool
 	wg      sync.WaitGroup // late answers in flight
 }
@@ -102,6 +103,9 @@ func (f *fakeConn) arrive(op, path string) faultKind {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log = append(f.log, op+" "+path)
+	if f.before != nil {
+		f.before(op, path)
+	}
 	for _, ft := range f.faults {
 		if ft.times > 0 && ft.op == op && strings.HasPrefix(path, ft.path) {
 			ft.times--

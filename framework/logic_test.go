@@ -13,10 +13,12 @@ import (
 	"github.com/gocurator/curator/retry"
 )
 
-// These tests run the client's own logic (the retry loop, protected
-// creates, the janitor, a transaction's undo, the Sessions) against a fake
-// connection, with no ZooKeeper and no Java: each arranges the fault it is
-// about exactly once. The real-server tests of the same behaviour stay.
+// These tests (TestLogic...) run the client's own logic (the retry loop,
+// protected creates, the janitor, a transaction's undo, the Sessions)
+// against a fake connection, with no ZooKeeper and no Java: each arranges
+// the fault it is about exactly once. With the state machine's tests they
+// run anywhere: go test -run 'TestLogic|TestStateMachine' ./framework. The
+// real-server tests of the same behaviour stay.
 
 func fakeCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -27,7 +29,7 @@ func fakeCtx(t *testing.T) context.Context {
 // The retry loop: a connection loss is tried again as the policy allows
 // and no more; a refusal of the server's is not tried again; an expired
 // session is not tried again under SessionFailedRetryPolicy.
-func TestRetryLoopDecisions(t *testing.T) {
+func TestLogicRetryLoopDecisions(t *testing.T) {
 	ctx := fakeCtx(t)
 	for _, tc := range []struct {
 		name     string
@@ -61,7 +63,7 @@ func TestRetryLoopDecisions(t *testing.T) {
 }
 
 // An expired session is retried, but not under SessionFailedRetryPolicy.
-func TestRetryLoopSessionFailedPolicy(t *testing.T) {
+func TestLogicRetryLoopSessionFailedPolicy(t *testing.T) {
 	ctx := fakeCtx(t)
 	for _, tc := range []struct {
 		policy   retry.Policy
@@ -81,7 +83,7 @@ func TestRetryLoopSessionFailedPolicy(t *testing.T) {
 
 // A protected create whose reply was lost finds, on its retry, the node it
 // made: one node, its path returned, no second create.
-func TestProtectedCreateRecoversFromLostReply(t *testing.T) {
+func TestLogicProtectedCreateRecoversFromLostReply(t *testing.T) {
 	ctx := fakeCtx(t)
 	fc := newFakeConn(t)
 	c := fakeClient(t, fc)
@@ -110,7 +112,7 @@ func TestProtectedCreateRecoversFromLostReply(t *testing.T) {
 
 // A protected ephemeral node another session made under the same name is not
 // ours: the retry neither returns it nor deletes it.
-func TestProtectedCreateLeavesAnotherSessionsNode(t *testing.T) {
+func TestLogicProtectedCreateLeavesAnotherSessionsNode(t *testing.T) {
 	ctx := fakeCtx(t)
 	fc := newFakeConn(t)
 	c := fakeClient(t, fc)
@@ -124,7 +126,7 @@ func TestProtectedCreateLeavesAnotherSessionsNode(t *testing.T) {
 
 // A protected create that fails for good after a lost reply leaves its node
 // to the janitor, which deletes it once the connection lets it.
-func TestJanitorDeletesNodeOfFailedProtectedCreate(t *testing.T) {
+func TestLogicJanitorDeletesNodeOfFailedProtectedCreate(t *testing.T) {
 	ctx := fakeCtx(t)
 	fc := newFakeConn(t)
 	c := fakeClient(t, fc, WithRetryPolicy(retry.RetryNTimes(1, 0)))
@@ -146,7 +148,7 @@ func TestJanitorDeletesNodeOfFailedProtectedCreate(t *testing.T) {
 
 // A guaranteed delete that cannot reach the server goes on in the
 // background; the caller gets the error.
-func TestJanitorFinishesGuaranteedDelete(t *testing.T) {
+func TestLogicJanitorFinishesGuaranteedDelete(t *testing.T) {
 	ctx := fakeCtx(t)
 	fc := newFakeConn(t)
 	c := fakeClient(t, fc, WithRetryPolicy(retry.RetryNTimes(0, 0)))
@@ -160,7 +162,7 @@ func TestJanitorFinishesGuaranteedDelete(t *testing.T) {
 
 // A create whose caller left before the answer is undone once the answer
 // comes: nothing is left behind.
-func TestAbandonedCreateIsUndone(t *testing.T) {
+func TestLogicAbandonedCreateIsUndone(t *testing.T) {
 	fc := newFakeConn(t)
 	c := fakeClient(t, fc)
 	fc.nodes["/dir"] = &fakeNode{}
@@ -176,7 +178,7 @@ func TestAbandonedCreateIsUndone(t *testing.T) {
 // A transaction whose caller left before the answer, and which committed
 // after all, has its sequential and protected nodes deleted; its fence
 // checks the undo of a persistent node.
-func TestAbandonedTxnIsUndone(t *testing.T) {
+func TestLogicAbandonedTxnIsUndone(t *testing.T) {
 	fc := newFakeConn(t)
 	c := fakeClient(t, fc)
 	fc.nodes["/dir"] = &fakeNode{}
@@ -203,7 +205,7 @@ func TestAbandonedTxnIsUndone(t *testing.T) {
 
 // A transaction with a protected create whose reply was lost is not applied
 // twice: the retry finds that it committed, and returns its results.
-func TestTxnLostReplySettledByProtectedNode(t *testing.T) {
+func TestLogicTxnLostReplySettledByProtectedNode(t *testing.T) {
 	ctx := fakeCtx(t)
 	fc := newFakeConn(t)
 	c := fakeClient(t, fc)
@@ -235,7 +237,7 @@ func TestTxnLostReplySettledByProtectedNode(t *testing.T) {
 
 // Sessions end at the error states of the client's policy, Standard's
 // (Suspended and Lost) or Session's (Lost only), and at Close.
-func TestSessionsFollowTheErrorPolicy(t *testing.T) {
+func TestLogicSessionsFollowTheErrorPolicy(t *testing.T) {
 	for _, tc := range []struct {
 		policy listener.ErrorPolicy
 		ends   []listener.ConnectionState // at an expiry: Suspended, then Lost
@@ -286,5 +288,37 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited 20s for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// OrSetData sets the data of a node that exists, creates one that does not,
+// and creates it again if it is deleted between the create and the set.
+func TestLogicCreateOrSetData(t *testing.T) {
+	ctx := fakeCtx(t)
+	fc := newFakeConn(t)
+	c := fakeClient(t, fc)
+	if p, err := c.Create(ctx, "/cfg", []byte("v1"), OrSetData()); err != nil || p != "/cfg" {
+		t.Fatalf("create-or-set of a new node: %q %v", p, err)
+	}
+	if p, err := c.Create(ctx, "/cfg", []byte("v2"), OrSetData()); err != nil || p != "/cfg" || string(fc.node("/cfg").data) != "v2" {
+		t.Fatalf("create-or-set of an existing node: %q %v, data %q", p, err, fc.node("/cfg").data)
+	}
+	deletes := 0
+	fc.before = func(op, path string) {
+		if op == "set" && deletes == 0 { // someone deletes the node between the create and the set
+			deletes++
+			delete(fc.nodes, path)
+		}
+	}
+	if _, err := c.Create(ctx, "/cfg", []byte("v3"), OrSetData()); err != nil || string(fc.node("/cfg").data) != "v3" {
+		t.Fatalf("create-or-set racing a delete: %v, data %v", err, fc.node("/cfg"))
+	}
+	if got := fc.ops()[len(fc.ops())-3:]; !slices.Equal(got, []string{"create /cfg", "set /cfg", "create /cfg"}) {
+		t.Fatalf("requests %v: want create, set (the node gone), create", got)
+	}
+	for _, bad := range [][]CreateOption{{OrSetData(), WithProtection()}, {OrSetData(), WithMode(PersistentSequential)}} {
+		if _, err := c.Create(ctx, "/x", nil, bad...); !errors.Is(err, ErrInvalidArg) {
+			t.Fatalf("OrSetData with a name that is new every time: %v, want ErrInvalidArg", err)
+		}
 	}
 }

@@ -33,6 +33,8 @@ type config struct {
 	logger            *slog.Logger
 	dialer            Dialer
 	tls               *tls.Config
+	maxReplySize      int // WithMaxReplySize's; 0: DefaultMaxReplySize
+	hooks             []any
 }
 
 type authInfo struct {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/observe"
 )
 
 // stateMachine turns the connection's session events into Curator's
@@ -21,6 +22,7 @@ import (
 // with no framework lock held, so they may call the client.
 type stateMachine struct {
 	post      func(listener.ConnectionState)
+	hooks     *observe.Hooks // told each transition; nil: none
 	policy    listener.ErrorPolicy
 	afterFunc func(time.Duration, func()) *time.Timer
 	revived   func(sessionID int64) // ends a session reported Lost that came back; must not block; may be nil
@@ -34,6 +36,7 @@ type stateMachine struct {
 	timerLost bool                     // the state is Lost because the timer said so
 	closed    bool
 	changed   chan struct{} // closed and replaced on every transition
+	since     time.Time     // of the latest transition
 	sess      *Session      // ended and replaced at every error state of policy
 }
 
@@ -75,7 +78,7 @@ func (m *stateMachine) onEvent(ev zkconn.SessionEvent) {
 		}
 	case zkconn.Expired:
 		if m.state != 0 && m.state != listener.Lost {
-			m.set(listener.Lost)
+			m.setCause(listener.Lost, "expired")
 		}
 	}
 }
@@ -92,12 +95,15 @@ func (m *stateMachine) onSession(id int64) {
 		}
 		return
 	case m.state == 0:
+		m.session = id
 		m.set(listener.Connected)
 	case m.state == listener.Lost:
+		m.session = id
 		m.set(listener.Reconnected)
 	case id != m.session:
 		// The session was replaced, and the expiry went unseen.
-		m.set(listener.Lost)
+		m.setCause(listener.Lost, "replaced")
+		m.session = id
 		m.set(listener.Reconnected)
 	case m.state == listener.Suspended:
 		m.set(listener.Reconnected)
@@ -115,19 +121,23 @@ func (m *stateMachine) startTimer() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if !m.closed && gen == m.timerGen && m.state == listener.Suspended {
-			m.set(listener.Lost)
+			m.setCause(listener.Lost, "timeout")
 			m.timerLost = true
 		}
 	})
 }
 
 // set moves to s; m.mu is held.
-func (m *stateMachine) set(s listener.ConnectionState) {
+func (m *stateMachine) set(s listener.ConnectionState) { m.setCause(s, "") }
+
+// setCause moves to s, for cause (see observe.State); m.mu is held.
+func (m *stateMachine) setCause(s listener.ConnectionState, cause string) {
 	if s != listener.Suspended && m.timer != nil {
 		m.timer.Stop()
 		m.timer = nil
 		m.timerGen++
 	}
+	prev := m.state
 	m.state = s
 	m.timerLost = false
 	if m.policy != nil && m.policy.IsErrorState(s) {
@@ -137,6 +147,15 @@ func (m *stateMachine) set(s listener.ConnectionState) {
 	close(m.changed)
 	m.changed = make(chan struct{})
 	m.post(s)
+	if m.hooks != nil {
+		now := time.Now()
+		var in time.Duration
+		if !m.since.IsZero() {
+			in = now.Sub(m.since)
+		}
+		m.hooks.State(observe.State{Time: now, State: s, Previous: prev, InPrevious: in, SessionID: m.session, Cause: cause})
+		m.since = now
+	}
 }
 
 // current returns the state and a channel closed at the next transition.

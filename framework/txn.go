@@ -198,6 +198,8 @@ func (t *txn) request(op Op, protected bool) (zkconn.Op, error) {
 			return zkconn.Op{}, fmt.Errorf("%w: create mode %d in a transaction", ErrInvalidArg, op.mode)
 		case op.create.mode != 0:
 			return zkconn.Op{}, fmt.Errorf("%w: WithMode in a transaction's create (give the mode to CreateOp)", ErrInvalidArg)
+		case op.create.orSet:
+			return zkconn.Op{}, fmt.Errorf("%w: OrSetData in a transaction (a transaction's create fails on an existing node)", ErrInvalidArg)
 		case protected && !op.create.protected && op.mode.IsSequential(): // after a lost reply its name could not be found again
 			return zkconn.Op{}, fmt.Errorf("%w: a sequential create beside a protected one must be protected too", ErrInvalidArg)
 		}

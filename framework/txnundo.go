@@ -11,7 +11,7 @@ import (
 
 // errFenceRefused ends an undo whose fence no longer holds: the write it
 // would have undone was made while the fence held, and it stays.
-var errFenceRefused = errors.New("curator: the transaction's fence no longer holds")
+var errFenceRefused = errors.New("the transaction's fence no longer holds")
 
 // undoTarget is a node an undo deletes, at a version.
 type undoTarget struct {

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the demo and the tests need on a Debian machine, if missing:
-# ZooKeeper 3.8 (which brings Java), Apache Curator 5 and a JDK for the interop tests,
-# and gcc for the race detector.
-# Idempotent and quiet; needs root (or sudo) only when something is missing.
+# ZooKeeper 3.8 (which brings Java), Apache Curator 5 (recipes and discovery) and a JDK for the interop tests,
+# and gcc for the race detector. Sourced by scripts/test, demo, bench and chaos.
+# Says what it installs and how far it is; waits, saying so, while another install
+# holds the package manager's lock (up to $GOCURATOR_APT_LOCK_WAIT seconds, 600);
+# names the step that failed. Needs root (or sudo) only when something is missing.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-packages=(zookeeper libcurator-recipes-java)
+packages=(zookeeper libcurator-recipes-java libcurator-discovery-java)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -13,17 +16,13 @@ done
 command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless) # compiles the interop tests' Curator peer
 command -v gcc >/dev/null 2>&1 || missing+=(gcc)                       # go test -race needs cgo
 if ((${#missing[@]})); then
-	sudo=""
-	[ "$(id -u)" -eq 0 ] || sudo="sudo"
-	echo "installing: ${missing[*]}" >&2
-	$sudo apt-get update -qq >/dev/null
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+	apt_install "${missing[@]}"
 fi
 if ! command -v go >/dev/null 2>&1; then
 	if [ -x /usr/local/go/bin/go ]; then
 		export PATH="$PATH:/usr/local/go/bin"
 	else
-		echo "Go is not installed: see https://go.dev/doc/install" >&2
+		say "Go is not installed: see https://go.dev/doc/install"
 		exit 1
 	fi
 fi

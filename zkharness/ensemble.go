@@ -150,7 +150,7 @@ func (m *member) wait() error {
 	p := m.proc
 	m.mu.Unlock()
 	if p == nil {
-		return errors.New("recipestest: member is stopped")
+		return errors.New("member is stopped")
 	}
 	return waitServing(p, m.addr, m.logPath)
 }
@@ -235,7 +235,7 @@ func (e *Ensemble) Leader(ctx context.Context) (int, error) {
 			return i, nil
 		}
 	}
-	return -1, errors.New("recipestest: no member leads")
+	return -1, errors.New("no member leads")
 }
 
 // Command sends a four-letter-word command to member i.

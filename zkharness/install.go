@@ -15,7 +15,7 @@ const InstallHint = "apt-get update && apt-get install -y zookeeper"
 
 // ErrNoZooKeeper means neither $ZOOKEEPER_HOME nor Debian's zookeeper package
 // was found.
-var ErrNoZooKeeper = errors.New("recipestest: ZooKeeper is not installed (set ZOOKEEPER_HOME, or run: " + InstallHint + ")")
+var ErrNoZooKeeper = errors.New("ZooKeeper is not installed (set ZOOKEEPER_HOME, or run: " + InstallHint + ")")
 
 // zooKeeper is how to run a server: java and its class path.
 type zooKeeper struct {
@@ -61,7 +61,6 @@ func (z zooKeeper) command(cfg string, logFile *os.File) *exec.Cmd {
 	args := append(slices.Clone(z.jvmFlags),
 		"-Dzookeeper.admin.enableServer=false",
 		"-Dzookeeper.4lw.commands.whitelist=*",
-		"-Dzookeeper.extendedTypesEnabled=true",
 		"-Dzookeeper.jmx.log4j.disable=true",
 		"-cp", z.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)

@@ -71,7 +71,7 @@ func (k *SessionKiller) KillAt(ctx context.Context, addr string) error {
 	id, passwd := k.sessionID, k.passwd
 	k.mu.Unlock()
 	if id == 0 {
-		return errors.New("recipestest: no session seen yet")
+		return errors.New("no session seen yet")
 	}
 	return zkwire.CloseSession(ctx, addr, id, passwd)
 }

@@ -23,6 +23,7 @@ type config struct {
 	noSync     bool
 	stock      bool
 	tls        bool
+	noExtended bool
 }
 
 // WithTickTime sets ZooKeeper's tickTime (default 200ms). Session timeouts
@@ -48,15 +49,22 @@ func WithoutFsync() Option { return func(c *config) { c.noSync = true } }
 // it will be compared with; tests that wait for a container to go do not.
 func WithStockSettings() Option { return func(c *config) { c.stock = true } }
 
+// WithoutExtendedTypes starts the server without extended types
+// (zookeeper.extendedTypesEnabled=false, ZooKeeper's own default): it refuses
+// TTL nodes with an Unimplemented error. Without this option the kit's servers
+// enable them, so that TTL recipes can be tested.
+func WithoutExtendedTypes() Option { return func(c *config) { c.noExtended = true } }
+
 // jvmFlags returns the flags the server's JVM starts with.
 func (c config) jvmFlags() []string {
-	if c.stock {
-		return nil
+	var flags []string
+	if !c.stock {
+		flags = []string{
+			"-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+			"-Dznode.container.checkIntervalMs=100",
+		}
 	}
-	return []string{
-		"-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-		"-Dznode.container.checkIntervalMs=100",
-	}
+	return append(flags, "-Dzookeeper.extendedTypesEnabled="+strconv.FormatBool(!c.noExtended))
 }
 
 func newConfig(opts []Option) config {

@@ -27,3 +27,29 @@ func TestStockSettingsReachTheJVM(t *testing.T) {
 		}
 	}
 }
+
+// Extended types (TTL nodes) are on by default and off with
+// WithoutExtendedTypes, whatever the other settings.
+func TestExtendedTypesReachTheJVM(t *testing.T) {
+	for _, tt := range []struct {
+		opts []Option
+		want string
+	}{
+		{nil, "-Dzookeeper.extendedTypesEnabled=true"},
+		{[]Option{WithStockSettings()}, "-Dzookeeper.extendedTypesEnabled=true"},
+		{[]Option{WithoutExtendedTypes()}, "-Dzookeeper.extendedTypesEnabled=false"},
+		{[]Option{WithStockSettings(), WithoutExtendedTypes()}, "-Dzookeeper.extendedTypesEnabled=false"},
+	} {
+		z := zooKeeper{java: "java", classpath: "zookeeper.jar", jvmFlags: newConfig(tt.opts).jvmFlags()}
+		args := z.command("zoo.cfg", os.Stderr).Args
+		n := 0
+		for _, a := range args {
+			if strings.HasPrefix(a, "-Dzookeeper.extendedTypesEnabled=") {
+				n++
+			}
+		}
+		if !slices.Contains(args, tt.want) || n != 1 {
+			t.Errorf("%d options: JVM started with %q, want %s once", len(tt.opts), args, tt.want)
+		}
+	}
+}

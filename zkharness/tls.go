@@ -93,4 +93,4 @@ func (z *zooKeeper) addNettyCodec() error {
 }
 
 // errEnsembleTLS is StartEnsemble's answer to WithTLS.
-var errEnsembleTLS = errors.New("recipestest: WithTLS is for a Server; an Ensemble does not serve TLS")
+var errEnsembleTLS = errors.New("WithTLS is for a Server; an Ensemble does not serve TLS")

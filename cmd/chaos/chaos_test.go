@@ -52,7 +52,7 @@ func TestChaosShort(t *testing.T) {
 		policy:   "mixed",
 		dir:      keepOnFailure(t),
 		seed:     uint64(time.Now().UnixNano()),
-		lockPath: "/chaos/lock", logPath: "/chaos/log", counterPath: "/chaos/counter",
+		lockPath: "/chaos/lock", logPath: "/chaos/log", counterPath: "/chaos/counter", members: "/chaos/members", services: "/chaos/services",
 		txnTimeout: time.Second,
 	}
 	var logs bytes.Buffer

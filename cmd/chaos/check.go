@@ -58,6 +58,8 @@ type checkInput struct {
 	workload             string // lock or queue
 	queuePath, queueMode string // the queue workload's
 	lockPath, logPath    string
+	membersPath          string // parent of the workers' member nodes; "" for none
+	servicesPath         string // base path of their service registrations
 	counterPath          string // the atomic long; "" if the workers did not increment one
 	workers              int
 	logs                 []logSet
@@ -144,6 +146,7 @@ func check(in checkInput) *report {
 		killed[k] = true
 	}
 	inc := checkIncrements(replayCounter(m.txns, in.counterPath), in.events, killed, v, notes)
+	mc := checkMembers(m.txns, in.membersPath, in.servicesPath, v)
 
 	for _, c := range m.conflicts {
 		s.add(sLogConflict, "%s", c)
@@ -159,6 +162,12 @@ func check(in checkInput) *report {
 		Notes: notes.counts, NoteExamples: notes.examples,
 	}
 	r.count(in, h, holds)
+	r.Members = map[string]int{"member_nodes": mc.nodes, "member_creates": mc.creates, "instance_creates": mc.instanceCreates}
+	for _, ev := range in.events {
+		if ev.Ev == evMember && ev.Outcome == "lost" {
+			r.Members["told_lost"]++
+		}
+	}
 	if in.counterPath != "" {
 		r.Increments, r.IncrementsCommitted, r.CounterFinal = inc.outcomes, inc.committed, inc.final
 	}

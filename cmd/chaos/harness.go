@@ -38,6 +38,8 @@ type config struct {
 	lockPath    string
 	logPath     string
 	counterPath string // the atomic long the workers increment; "" for none
+	members     string // parent of the workers' member nodes
+	services    string // base path of the workers' service registrations
 	txnTimeout  time.Duration
 	workload    string // lock or queue
 	queuePath   string // the queue workload's queue
@@ -112,6 +114,11 @@ func run(ctx context.Context, cfg config, spawn spawner, log *slog.Logger) (*rep
 	if cfg.workload == "queue" {
 		h.drain(ctx)
 	}
+	if cfg.members != "" { // the workers are members too
+		if err := h.waitMembership(ctx, cfg.settle); err != nil {
+			h.violationsRun = append(h.violationsRun, finding{kind: vMemberMissing, what: err.Error()})
+		}
+	}
 	h.stopWorkers()
 	h.waitLockGone(ctx)
 	views, err := h.serverViews(ctx)
@@ -140,6 +147,7 @@ func run(ctx context.Context, cfg config, spawn spawner, log *slog.Logger) (*rep
 	in := checkInput{
 		workload: cfg.workload, queuePath: cfg.queuePath, queueMode: cfg.queueMode,
 		lockPath: cfg.lockPath, logPath: cfg.logPath, counterPath: cfg.counterPath, workers: cfg.workers,
+		membersPath: cfg.members, servicesPath: cfg.services,
 		logs: sets, events: events, views: views, lastFaultEnd: h.lastFaultEnd,
 		killed: h.killedIncarnations(), extra: h.violationsRun,
 	}
@@ -224,7 +232,8 @@ func (h *harness) startWorker(id, inc int) error {
 	}
 	wc := workerConfig{
 		connect: strings.Join(addrs, ","), id: id, inc: inc, out: h.workerOut(id),
-		lockPath: h.cfg.lockPath, logPath: h.cfg.logPath, counterPath: h.cfg.counterPath, session: h.cfg.session, policy: policy,
+		lockPath: h.cfg.lockPath, logPath: h.cfg.logPath, counterPath: h.cfg.counterPath,
+		membersPath: h.cfg.members, servicesPath: h.cfg.services, session: h.cfg.session, policy: policy,
 		writes: h.cfg.writes, txnTimeout: h.cfg.txnTimeout, acquireTimeout: 30 * time.Second, releaseTimeout: 10 * time.Second,
 		gap: 20 * time.Millisecond, idle: 50 * time.Millisecond, verbose: h.cfg.verbose,
 		workload: workload, queuePath: h.cfg.queuePath, queueMode: h.cfg.queueMode,

@@ -104,7 +104,8 @@ func defaultFaults() string {
 
 // parseFlags reads the suite's flags.
 func parseFlags(args []string, stderr io.Writer) (config, bool, error) {
-	cfg := config{lockPath: "/chaos/lock", logPath: "/chaos/log", counterPath: "/chaos/counter", queuePath: "/chaos/queue"}
+	cfg := config{lockPath: "/chaos/lock", logPath: "/chaos/log", counterPath: "/chaos/counter", queuePath: "/chaos/queue",
+		members: "/chaos/members", services: "/chaos/services"}
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.DurationVar(&cfg.duration, "duration", 5*time.Minute, "how long to inject faults (each kind is injected at least once)")

@@ -11,8 +11,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gocurator/curator/discovery"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipes/node"
 	"github.com/gocurator/curator/recipes/queue"
 )
 
@@ -28,7 +30,10 @@ const (
 	evRelease    = "release"     // Release's answer
 	evIncrement  = "increment"   // an increment of the atomic long's outcome
 	evKill       = "session_kill"
-	evExit       = "exit" // the process ends cleanly
+	evMember     = "member"     // the member node's Created or Lost (outcome: created, lost)
+	evRegistered = "registered" // the service registration's outcome
+	evLeave      = "leave"      // the member node and registration closed
+	evExit       = "exit"       // the process ends cleanly
 
 	// The queue workload's events.
 	evPut       = "put"       // a Put's outcome (Data: the item)
@@ -120,6 +125,8 @@ func sentinels() []sentinel {
 		{"ErrNotStarted", framework.ErrNotStarted},
 		{"ErrInvalidPath", framework.ErrInvalidPath},
 		{"ErrInvalidArg", framework.ErrInvalidArg},
+		{"node.ErrClosed", node.ErrClosed},
+		{"discovery.ErrClosed", discovery.ErrClosed},
 		{"context.DeadlineExceeded", context.DeadlineExceeded},
 		{"context.Canceled", context.Canceled},
 	}

@@ -46,6 +46,7 @@ type report struct {
 	Increments          map[string]int `json:"increments,omitempty"`           // the atomic long's increments by outcome
 	IncrementsCommitted int            `json:"increments_committed,omitempty"` // its committed writes
 	CounterFinal        int64          `json:"counter_final,omitempty"`        // its value at the end
+	Members             map[string]int `json:"members"`                        // member nodes and service instances: nodes, creates, Lost events
 
 	Violations     map[string]int      `json:"violations"`
 	Examples       map[string][]string `json:"examples,omitempty"`
@@ -143,6 +144,7 @@ func (r *report) writeTable(w io.Writer) {
 	if r.Increments != nil {
 		fmt.Fprintf(tw, "atomic increments\t%s; committed %d, the counter ends at %d\n", kv(r.Increments), r.IncrementsCommitted, r.CounterFinal)
 	}
+	fmt.Fprintf(tw, "membership\t%s\n", kv(r.Members))
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintln(tw, "check\tresult")
@@ -214,6 +216,7 @@ func checks(workload string) []struct {
 		{"(g) progress after the faults", []string{vNoProgress}},
 		{"(h) one holder at a time", []string{vNotFirst, vUnknownNode}},
 		{"(i) every increment counted once", []string{vIncAckMissing, vIncUntold, vIncDuplicate, vIncNotByOne}},
+		{"(m) members once, back after faults", []string{vMemberDuplicate, vMemberMissing}},
 		{"workers ran and stopped", []string{vWorkerHung, vWorkerFailed}},
 	}
 }

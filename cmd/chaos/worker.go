@@ -16,10 +16,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gocurator/curator/discovery"
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipes/atomic"
 	"github.com/gocurator/curator/recipes/locks"
+	"github.com/gocurator/curator/recipes/node"
 	"github.com/gocurator/curator/retry"
 	"github.com/gocurator/curator/zkharness"
 )
@@ -32,6 +34,8 @@ type workerConfig struct {
 	lockPath       string
 	logPath        string
 	counterPath    string // the atomic long the worker increments; "" for none
+	membersPath    string // parent of the worker's sequential member node (node.Node)
+	servicesPath   string // base path of the worker's discovery registration
 	session        time.Duration
 	policy         string // standard or session
 	writes         int
@@ -50,7 +54,8 @@ type workerConfig struct {
 func (c workerConfig) args() []string {
 	return []string{
 		"--connect=" + c.connect, fmt.Sprintf("--id=%d", c.id), fmt.Sprintf("--inc=%d", c.inc), "--out=" + c.out,
-		"--lock=" + c.lockPath, "--log=" + c.logPath, "--counter=" + c.counterPath, "--session=" + c.session.String(), "--policy=" + c.policy,
+		"--lock=" + c.lockPath, "--log=" + c.logPath, "--counter=" + c.counterPath, "--members=" + c.membersPath, "--services=" + c.servicesPath,
+		"--session=" + c.session.String(), "--policy=" + c.policy,
 		fmt.Sprintf("--writes=%d", c.writes), "--txn-timeout=" + c.txnTimeout.String(),
 		"--acquire-timeout=" + c.acquireTimeout.String(), "--release-timeout=" + c.releaseTimeout.String(),
 		"--gap=" + c.gap.String(), "--idle=" + c.idle.String(), fmt.Sprintf("--verbose=%t", c.verbose),
@@ -70,6 +75,8 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.StringVar(&c.lockPath, "lock", "/chaos/lock", "the mutex's path")
 	fs.StringVar(&c.logPath, "log", "/chaos/log", "parent of the fenced log entries")
 	fs.StringVar(&c.counterPath, "counter", "", "the atomic long to increment beside the lock's work (\"\": none)")
+	fs.StringVar(&c.membersPath, "members", "/chaos/members", "parent of the worker's member node")
+	fs.StringVar(&c.servicesPath, "services", "/chaos/services", "base path of the worker's service registration")
 	fs.DurationVar(&c.session, "session", 5*time.Second, "session timeout asked for")
 	fs.StringVar(&c.policy, "policy", "standard", "connection error policy: standard or session")
 	fs.IntVar(&c.writes, "writes", 2, "fenced writes per hold")
@@ -167,6 +174,13 @@ func (w *worker) run(stderr io.Writer) error {
 		return err
 	}
 	w.emit(event{Ev: evStart, PID: os.Getpid()})
+	leave := func() {}
+	if w.cfg.membersPath != "" { // the membership runs beside the lock workload
+		if leave, err = w.join(ctx); err != nil {
+			client.Close()
+			return err
+		}
+	}
 
 	// SIGUSR1: close our own session on the server (an expiry, at once).
 	usr1 := make(chan os.Signal, 1)
@@ -204,6 +218,7 @@ func (w *worker) run(stderr io.Writer) error {
 	}
 	<-countDone
 	<-killDone
+	leave()
 	err = client.Close()
 	w.emit(event{Ev: evExit}.withErr(err))
 	return nil
@@ -360,4 +375,48 @@ func sleepRand(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// memberPayload is the payload of a worker's service instance: which
+// incarnation registered it.
+type memberPayload struct {
+	Worker int `json:"worker"`
+	Inc    int `json:"inc"`
+}
+
+// join makes the worker a member for its lifetime (ctx): a sequential
+// node.Node under the members path holding its name, whose Created and
+// Lost events go to the output, and a Dynamic instance w<id> of the
+// service "workers". The instance's id is the same in every incarnation:
+// a new incarnation takes over the node a killed one left until that
+// session expires, then makes it again. leave closes both.
+func (w *worker) join(ctx context.Context) (leave func(), err error) {
+	name := holderName(w.cfg.id, w.cfg.inc)
+	n, err := node.New(w.client, fmt.Sprintf("%s/w%d-", w.cfg.membersPath, w.cfg.id), []byte(name), node.WithMode(framework.EphemeralSequential))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := n.AddListener(func(ev node.Event) {
+		w.emit(event{Ev: evMember, Path: ev.Path, Outcome: strings.ToLower(ev.Type.String()), Session: w.client.SessionID()})
+	}); err != nil {
+		return nil, err
+	}
+	if err := n.Start(ctx); err != nil {
+		return nil, err
+	}
+	d, err := discovery.New[memberPayload](w.client, w.cfg.servicesPath)
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	if err := d.Start(ctx); err != nil {
+		n.Close()
+		return nil, err
+	}
+	inst, err := d.Register(ctx, discovery.Instance[memberPayload]{Name: "workers", ID: fmt.Sprintf("w%d", w.cfg.id),
+		Address: "127.0.0.1", Port: 10000 + w.cfg.id, Payload: memberPayload{w.cfg.id, w.cfg.inc}})
+	w.emit(event{Ev: evRegistered, Path: inst.Name + "/" + inst.ID, Session: w.client.SessionID()}.withErr(err))
+	return func() {
+		w.emit(event{Ev: evLeave}.withErr(errors.Join(d.Close(), n.Close())))
+	}, nil
 }

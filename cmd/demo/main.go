@@ -1,7 +1,8 @@
 // Command demo starts a throwaway ZooKeeper on a loopback port and shows
 // gocurator at work: connection states, a few operations, several
 // workers, each with its own session, passing one lock around, a leader
-// failover, then config publish/subscribe with caches.
+// failover, config publish/subscribe with caches, then a group and service
+// discovery.
 //
 //	go run ./cmd/demo            (scripts/demo installs ZooKeeper first)
 package main
@@ -116,7 +117,13 @@ func run(workers, rounds int) error {
 		return err
 	}
 
-	// 6. The command line (issue 21; cli.go): only when scripts/demo built it.
+	// 6. Membership: a group, service discovery (membership.go).
+	fmt.Println("\n== membership: a group, and services that find each other ==")
+	if err := membershipDemo(ctx, client, srv.ConnectString(), os.Getenv("GOCURATOR_BIN")); err != nil {
+		return err
+	}
+
+	// 7. The command line (issue 21; cli.go): only when scripts/demo built it.
 	return cliDemo(ctx, client, srv.ConnectString(), os.Getenv("GOCURATOR_BIN"))
 }
 
@@ -151,7 +158,7 @@ func configDemo(ctx context.Context, publisher *framework.Client, connect string
 			print.Unlock()
 			seen <- struct{}{}
 		})
-		if err := sub.Start(); err != nil {
+		if err := sub.Start(context.Background()); err != nil {
 			return err
 		}
 		defer sub.Close()
@@ -286,7 +293,7 @@ func failoverDemo(ctx context.Context, connect string) error {
 		if err != nil {
 			return err
 		}
-		if err := sel.Start(); err != nil {
+		if err := sel.Start(context.Background()); err != nil {
 			return err
 		}
 		defer sel.Close()

@@ -117,6 +117,13 @@ func (b *board) start(name string, env []string, args ...string) *proc {
 // startProgram starts program with args and env (added to the test's own);
 // its standard output's lines go to the board.
 func (b *board) startProgram(name, program string, env []string, args ...string) *proc {
+	b.t.Helper()
+	return b.startWithStderr(name, program, nil, env, args...)
+}
+
+// startWithStderr is startProgram with stderr, if not nil, as the
+// program's standard error (errText then has nothing).
+func (b *board) startWithStderr(name, program string, stderr *os.File, env []string, args ...string) *proc {
 	t := b.t
 	t.Helper()
 	cmd := exec.Command(program, args...)
@@ -136,6 +143,9 @@ func (b *board) startProgram(name, program string, env []string, args ...string)
 	// The pipes are handed over as files: nothing waits on copying them,
 	// whatever the command leaves behind holding them.
 	cmd.Stdout, cmd.Stderr = outW, errW
+	if stderr != nil {
+		cmd.Stderr = stderr
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

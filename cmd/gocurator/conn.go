@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -22,8 +23,8 @@ const (
 	envNamespace      = "GOCURATOR_NAMESPACE"
 	envSessionTimeout = "GOCURATOR_SESSION_TIMEOUT"
 	// envDigest holds "user:password" for digest authentication. It is
-	// read from the environment only, never from the command line, where
-	// any user of the machine could read it.
+	// read from the environment (or a file, envDigestFile), never from the
+	// command line, where any user of the machine could read it.
 	envDigest = "GOCURATOR_DIGEST"
 )
 
@@ -41,6 +42,8 @@ type connFlags struct {
 	sessionTimeout time.Duration
 	connectTimeout time.Duration
 	verbose        bool
+	acl            string // --acl's mode, "" for the default
+	digestFile     string // --digest-file, "-" for standard input
 	tls            tlsFlags
 	envErr         error // a variable that does not parse
 }
@@ -65,13 +68,15 @@ func (c *connFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.DurationVar(&c.sessionTimeout, "session-timeout", c.sessionTimeout, "")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", defaultConnectTimeout, "")
 	fs.BoolVar(&c.verbose, "verbose", false, "")
+	fs.StringVar(&c.acl, "acl", getenv(envACL), "")
+	fs.StringVar(&c.digestFile, "digest-file", getenv(envDigestFile), "")
 	c.tls.register(fs, getenv)
 }
 
 // newClient returns an unstarted client for the settings (nothing is sent
-// before Start); id, if not empty, is the data of the nodes it creates. Its
-// errors are bad usage.
-func (c *connFlags) newClient(getenv func(string) string, id string) (*framework.Client, error) {
+// before Start); id, if not empty, is the data of the nodes it creates.
+// stdin is read for --digest-file -. Its errors are bad usage.
+func (c *connFlags) newClient(getenv func(string) string, stdin io.Reader, id string) (*framework.Client, error) {
 	switch {
 	case c.envErr != nil:
 		return nil, c.envErr
@@ -95,13 +100,19 @@ func (c *connFlags) newClient(getenv func(string) string, id string) (*framework
 	if cfg != nil {
 		opts = append(opts, framework.WithTLS(cfg))
 	}
-	if d := getenv(envDigest); d != "" {
-		user, password, ok := strings.Cut(d, ":")
-		if !ok || user == "" {
-			return nil, fmt.Errorf("$%s must be user:password", envDigest)
-		}
+	d, err := digestCredentials(getenv, c.digestFile, stdin)
+	if err != nil {
+		return nil, err
+	}
+	if d != "" {
+		user, password, _ := strings.Cut(d, ":")
 		opts = append(opts, framework.WithDigestAuth(user, password))
 	}
+	acl, err := aclProvider(c.acl, d != "")
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, framework.WithACLProvider(acl))
 	if id != "" {
 		opts = append(opts, framework.WithDefaultData([]byte(id)))
 	}

@@ -20,7 +20,8 @@ func (a *app) elect(args []string) int {
 	fs := newFlagSet(cmd)
 	var conn connFlags
 	conn.register(fs, a.getenv)
-	timeout := fs.Duration("timeout", 0, "")
+	timeout := foreverFlag()
+	fs.Var(&timeout, "timeout", "")
 	requeue := fs.Bool("requeue", false, "")
 	id := fs.String("id", defaultID(), "")
 	p, status := a.parseOrHelp(cmd, fs, args)
@@ -31,11 +32,17 @@ func (a *app) elect(args []string) int {
 		a.usageError(cmd, msg)
 		return exitUsage
 	}
-	if *timeout < 0 {
-		a.usageError(cmd, fmt.Sprintf("--timeout must not be negative, not %v", *timeout))
+	switch {
+	case timeout.d < 0:
+		a.usageError(cmd, fmt.Sprintf("--timeout must not be negative, not %v", timeout.d))
+		return exitUsage
+	case timeout.tryOnce():
+		// A participant learns that it leads only after joining: there is
+		// no one try to make, as there is for a lock.
+		a.usageError(cmd, "--timeout 0: an election cannot be tried once; give a duration above 0, or forever")
 		return exitUsage
 	}
-	client, err := conn.newClient(a.getenv, "")
+	client, err := conn.newClient(a.getenv, a.stdin, "")
 	if err != nil {
 		a.usageError(cmd, err.Error())
 		return exitUsage
@@ -60,7 +67,7 @@ func (a *app) elect(args []string) int {
 		a.usageError(cmd, err.Error())
 		return exitUsage
 	}
-	return a.runElected(&conn, client, sel, e, *timeout, *requeue)
+	return a.runElected(&conn, client, sel, e, timeout, *requeue)
 }
 
 // election runs the command in each term of leadership the selector gets.
@@ -161,11 +168,12 @@ func (e *election) giveUpIfNeverLed() bool {
 
 // runElected joins the election and runs the command while leading: once,
 // or, with requeue, again after each term until a terminating signal.
-func (a *app) runElected(conn *connFlags, client *framework.Client, sel *leader.Selector, e *election, timeout time.Duration, requeue bool) int {
+func (a *app) runElected(conn *connFlags, client *framework.Client, sel *leader.Selector, e *election, wait waitFlag, requeue bool) int {
 	const cmd = "elect"
 	path := e.base.Path
-	sigs, restore := catchSignals()
+	sigs, ignoring, restore := catchSignals()
 	defer restore()
+	e.command.DefaultSignals = ignoring
 	defer closeWithin(client, 2*time.Second)
 	if sig, err := connect(conn, client, sigs); sig != nil || err != nil {
 		if sig != nil {
@@ -173,11 +181,12 @@ func (a *app) runElected(conn *connFlags, client *framework.Client, sel *leader.
 		}
 		return a.fail(cmd, exitFailed, "%v", err)
 	}
-	if err := sel.Start(); err != nil {
+	if err := sel.Start(context.Background()); err != nil {
 		return a.fail(cmd, exitFailed, "joining the election at %s: %v", path, err)
 	}
 	var expired <-chan time.Time
-	if timeout > 0 {
+	timeout, limited := wait.deadline()
+	if limited {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		expired = t.C

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gocurator/curator/cmd/gocurator/internal/holdrun"
 )
@@ -49,9 +52,26 @@ func (a *app) fail(cmd string, status int, format string, args ...any) int {
 	return status
 }
 
-// oneLine keeps a message on one line.
+// oneLine keeps a message on one line of printable text: line breaks
+// become spaces, and other control and format characters, and invalid
+// UTF-8, are escaped as in a Go string literal. A message can carry what
+// gocurator read from ZooKeeper (a node's name), which whoever made the
+// node chose.
 func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\t' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
 }
 
 // lookupStatus is the exit status of a command that cannot be run.

@@ -12,6 +12,10 @@ Usage:
   gocurator elect   [flags] PATH -- COMMAND [ARG...]   run COMMAND while leading
   gocurator leader  [flags] PATH                       print the leader
   gocurator holders [flags] PATH                       list who holds and who waits
+  gocurator register [flags] BASEPATH NAME -- COMMAND [ARG...]
+                                                       run COMMAND registered as an
+                                                       instance of service NAME
+  gocurator instances [flags] BASEPATH [NAME]          list services, or NAME's instances
   gocurator help COMMAND                               help for COMMAND
 
 Examples:
@@ -20,11 +24,14 @@ Examples:
   gocurator elect --requeue /services/scheduler -- ./scheduler
   gocurator leader --watch /services/scheduler
   gocurator holders /jobs/nightly-report
+  gocurator register --port 8080 /services orders -- ./orders-server
+  gocurator instances /services orders
 
 The connection comes from flags or the environment: ZOOKEEPER_CONNECT
 ("host:port,host:port/chroot"), GOCURATOR_NAMESPACE,
-GOCURATOR_SESSION_TIMEOUT, GOCURATOR_DIGEST ("user:password", read from the
-environment only), and GOCURATOR_TLS_CA, _CERT and _KEY (PEM files for TLS).
+GOCURATOR_SESSION_TIMEOUT, GOCURATOR_DIGEST ("user:password", from the
+environment, or from a file with --digest-file), GOCURATOR_ACL, and
+GOCURATOR_TLS_CA, _CERT and _KEY (PEM files for TLS).
 See docs/cli.md.
 `
 
@@ -48,7 +55,16 @@ Connection flags (each overrides its environment variable):
   --tls-key FILE           the client certificate's PEM private key
                            ($GOCURATOR_TLS_KEY)
   $GOCURATOR_DIGEST        "user:password" for digest authentication; from
-                           the environment only, never from a flag
+                           the environment or a file, never from a flag
+  --digest-file FILE       read "user:password" from FILE, or with "-" from
+                           the first line of standard input (the rest is
+                           left to the command) ($GOCURATOR_DIGEST_FILE)
+  --acl MODE               the ACL of the nodes gocurator creates: open
+                           (anyone may do anything), creator (only the
+                           digest's identity may change or delete them,
+                           anyone may read) or creator-only (nobody else may
+                           even read); default creator with a digest, open
+                           without ($GOCURATOR_ACL)
 `
 
 const runHelp = `
@@ -76,7 +92,8 @@ Exit status:
   2    bad usage: flags, path, connect string, no "--" (nothing was sent)
   121  gocurator failed: cannot connect, credentials refused, request failed
   122  lost while the command ran (it was stopped), or before the release
-  124  not acquired within --timeout (the command did not run)
+  124  not acquired within --timeout (the command did not run); for lock
+       --timeout 0, the lock was busy
   126  the command cannot be run; 127: not found
   128+N  a signal N stopped gocurator before the command started
 `
@@ -92,6 +109,10 @@ func helpText(cmd string) (string, bool) {
 		return leaderHelp, true
 	case "holders":
 		return holdersHelp, true
+	case "register":
+		return registerHelp, true
+	case "instances":
+		return instancesHelp, true
 	}
 	return "", false
 }
@@ -104,9 +125,15 @@ Curator's InterProcessMutex (or, with --shared, InterProcessSemaphoreV2; with
 --read or --write, a side of InterProcessReadWriteLock): Java processes using
 Curator on the same PATH exclude gocurator and are excluded by it.
 
+On a terminal, while the lock is busy, gocurator lock says who holds it
+(as gocurator holders does: id, session, when it queued) and says again
+when the holder changes, then when it has the lock. When standard error is
+not a terminal (a script, a log), it says nothing unless it fails.
+
 Flags:
-  --timeout D   give up (exit 124) if the lock is not had within D
-                (default: wait for ever)
+  --timeout D   give up (exit 124) if the lock is not had within D; 0
+                tries once (exit 124 if it is busy, saying who holds it);
+                forever, the default, waits for ever
   --shared N    a semaphore: at most N holders at once
   --read        the read side of a read-write lock: readers share it
   --write       the write side: one writer, and no reader
@@ -119,6 +146,9 @@ Examples:
 
   # at most three migrations at once; give up after ten minutes
   gocurator lock --shared 3 --timeout 10m /jobs/migrate -- ./migrate.sh
+
+  # run only if nobody else is running it now (a cron job that may overlap)
+  gocurator lock --timeout 0 /jobs/sync -- ./sync.sh || [ $? -eq 124 ]
 
   # readers share, writers are alone
   gocurator lock --read  /data/catalog -- ./export-catalog
@@ -139,7 +169,9 @@ Flags:
   --requeue     after COMMAND ends, or the leadership is lost, join the
                 election again and run COMMAND again when leading; only a
                 terminating signal (INT, TERM, HUP, QUIT) ends gocurator
-  --timeout D   give up (exit 124) if not leading within D
+  --timeout D   give up (exit 124) if not leading within D; forever, the
+                default, waits for ever (0 is refused: an election has no
+                single try)
   --id ID       the participant's id, its node's data, which gocurator
                 leader prints (default host:pid)
 ` + connectionHelp + runHelp + `
@@ -156,7 +188,9 @@ const leaderHelp = `Usage: gocurator leader [flags] PATH
 Prints the id of the leader of the election at PATH (a LeaderSelector's or
 a LeaderLatch's, Curator's or gocurator elect's). With --watch, prints the
 leader and then each new one, one line each (an empty line: no leader),
-until interrupted.
+until interrupted. An id (or node) that is not printable text without
+spaces is printed quoted, as a Go string literal ("a b", "\x1b[2K"): ids
+are data anyone who joins the election chooses.
 
 Flags:
   --watch       print each change of leader
@@ -178,7 +212,8 @@ holds and who waits, with each one's id (its node's data), session, and age
 then waiters in queue order. Prints nothing if there are none.
 
 Columns: STATE (holds, waits), KIND (lock, read, write, lease, latch),
-AGE, SESSION, ID, NODE (relative to PATH).
+AGE, SESSION, ID, NODE (relative to PATH). An ID or NODE that is not
+printable text without spaces is shown quoted, as a Go string literal.
 
 Flags:
   --shared N    the semaphore's number of leases: lease nodes beyond the

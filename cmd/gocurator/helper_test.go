@@ -28,6 +28,11 @@ import (
 //   - zkmark: the Java peer's occupancy check: an ephemeral node under
 //     /occ, a listing, a VIOLATION line if another is there.
 //   - run: print a RUN line and exit 0.
+//   - stdin: print what standard input holds, quoted, on a STDIN line.
+//   - status: print the lines of /proc/self/status (Linux) that hold
+//     the signal masks, prefixed with STATUS, and exit 0.
+//   - service: print a SERVICE line with the registered instance's id and
+//     node, and exit 0 when its standard input ends.
 //
 // A slot is a file in $HELPER_SLOTS (a comma-separated list) locked with
 // flock(2), exclusively (or shared, for read), without waiting. The kernel
@@ -46,6 +51,30 @@ func runHelper(mode string) int {
 	switch mode {
 	case "run":
 		fmt.Printf("RUN %s\n", id)
+		return 0
+	case "stdin":
+		in, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			fmt.Printf("VIOLATION %s %v\n", id, err)
+			return 3
+		}
+		fmt.Printf("STDIN %q\n", in)
+		return 0
+	case "status":
+		status, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			fmt.Printf("VIOLATION %s %v\n", id, err)
+			return 3
+		}
+		for _, l := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(l, "Sig") {
+				fmt.Printf("STATUS %s\n", l)
+			}
+		}
+		return 0
+	case "service": // a registered command: say what it was told, stay until stdin ends
+		fmt.Printf("SERVICE %s id=%s path=%s lockpath=%q\n", id, os.Getenv(envServiceID), os.Getenv(envServicePath), os.Getenv(holdrun.EnvPath))
+		io.Copy(io.Discard, os.Stdin)
 		return 0
 	case "zkmark":
 		if err := zkMark(id); err != nil {

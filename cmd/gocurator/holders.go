@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"text/tabwriter"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gocurator/curator/cmd/gocurator/internal/lockview"
 )
@@ -34,7 +31,7 @@ func (a *app) holders(args []string) int {
 	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), conn.connectTimeout)
 	defer cancel()
-	ps, err := lockview.List(ctx, client, path, *shared)
+	ps, err := lockview.List(ctx, client, path, *shared, lockview.DefaultLimits())
 	if err != nil {
 		return a.fail(cmd, exitFailed, "listing %s: %v", path, err)
 	}
@@ -45,7 +42,7 @@ func (a *app) holders(args []string) int {
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "STATE\tKIND\tAGE\tSESSION\tID\tNODE")
 	for _, p := range ps {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%#x\t%s\t%s\n", p.State, dash(p.Kind), age(now.Sub(p.Created)), p.Session, printable(p.Data), p.Node)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%#x\t%s\t%s\n", p.State, dash(p.Kind), age(now.Sub(p.Created)), p.Session, shownID(p), display(p.Node))
 	}
 	w.Flush()
 	return exitOK
@@ -59,22 +56,17 @@ func age(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// printable shows a node's data as text if it is, quoted otherwise, and
-// "-" if empty.
-func printable(data []byte) string {
-	s := string(data)
-	if s == "" {
+// shownID is a node's data in holders' ID column: "-" if empty, else as
+// display shows it; data longer than lockview kept is shown quoted, cut,
+// and followed by its length: "abc"…(65536 bytes).
+func shownID(p lockview.Participant) string {
+	switch {
+	case p.Size == 0:
 		return "-"
+	case p.Size > len(p.Data):
+		return fmt.Sprintf("%q…(%d bytes)", p.Data, p.Size)
 	}
-	if !utf8.ValidString(s) {
-		return strconv.Quote(s)
-	}
-	for _, r := range s {
-		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
+	return display(string(p.Data))
 }
 
 func dash(s string) string {

@@ -7,6 +7,11 @@ import (
 	"github.com/gocurator/curator/recipes/leader"
 )
 
+// maxLeaderID is the longest id gocurator leader prints: an id is data
+// whoever joins the election chooses, up to the server's limit on a
+// node's data (jute.maxbuffer, 1 MiB by default).
+const maxLeaderID = 4096
+
 // leader is `gocurator leader`.
 func (a *app) leader(args []string) int {
 	const cmd = "leader"
@@ -30,12 +35,20 @@ func (a *app) leader(args []string) int {
 	if err != nil {
 		return a.fail(cmd, exitFailed, "%v", err)
 	}
-	show := func(p leader.Participant) {
-		if *node {
-			fmt.Fprintln(a.stdout, p.Node)
-		} else {
-			fmt.Fprintln(a.stdout, p.ID)
+	show := func(p leader.Participant) bool {
+		if !*node && len(p.ID) > maxLeaderID {
+			a.fail(cmd, exitFailed, "the id of %s is %d bytes, and gocurator leader prints at most %d", p.Node, len(p.ID), maxLeaderID)
+			return false
 		}
+		switch {
+		case *watch && p.Node == "":
+			fmt.Fprintln(a.stdout) // no leader
+		case *node:
+			fmt.Fprintln(a.stdout, display(p.Node))
+		default:
+			fmt.Fprintln(a.stdout, display(p.ID))
+		}
+		return true
 	}
 	for {
 		select {
@@ -47,10 +60,14 @@ func (a *app) leader(args []string) int {
 				if p.Node == "" {
 					return a.fail(cmd, exitNoLeader, "no leader at %s", path)
 				}
-				show(p)
+				if !show(p) {
+					return exitFailed
+				}
 				return exitOK
 			}
-			show(p) // an empty line: no leader
+			if !show(p) { // an empty line: no leader
+				return exitFailed
+			}
 		case s := <-sigs:
 			if terminating(s) {
 				if *watch {

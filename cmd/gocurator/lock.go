@@ -17,6 +17,7 @@ import (
 // side of a ReadWriteLock.
 type locker interface {
 	Acquire(ctx context.Context) (*locks.Hold, error)
+	TryAcquire(ctx context.Context) (*locks.Hold, error)
 }
 
 // releaseWithin bounds a release: Release does not wait for a connection
@@ -29,7 +30,8 @@ func (a *app) lock(args []string) int {
 	fs := newFlagSet(cmd)
 	var conn connFlags
 	conn.register(fs, a.getenv)
-	timeout := fs.Duration("timeout", 0, "")
+	timeout := foreverFlag()
+	fs.Var(&timeout, "timeout", "")
 	shared := fs.Int("shared", 0, "")
 	read := fs.Bool("read", false, "")
 	write := fs.Bool("write", false, "")
@@ -52,11 +54,11 @@ func (a *app) lock(args []string) int {
 	case *read && *write:
 		a.usageError(cmd, "--read and --write exclude each other")
 		return exitUsage
-	case *timeout < 0:
-		a.usageError(cmd, fmt.Sprintf("--timeout must not be negative, not %v", *timeout))
+	case timeout.d < 0:
+		a.usageError(cmd, fmt.Sprintf("--timeout must not be negative, not %v", timeout.d))
 		return exitUsage
 	}
-	client, err := conn.newClient(a.getenv, *id)
+	client, err := conn.newClient(a.getenv, a.stdin, *id)
 	if err != nil {
 		a.usageError(cmd, err.Error())
 		return exitUsage
@@ -71,7 +73,7 @@ func (a *app) lock(args []string) int {
 	if err != nil {
 		return a.fail(cmd, lookupStatus(err), "%v", err)
 	}
-	return a.runLocked(&conn, client, l, path, *timeout, command)
+	return a.runLocked(&conn, client, l, path, *shared, timeout, command)
 }
 
 // newLocker makes the lock the flags ask for; it sends nothing.
@@ -93,18 +95,25 @@ func newLocker(client *framework.Client, path string, shared int, read, write bo
 }
 
 // runLocked takes the lock, runs the command under it and releases it.
-func (a *app) runLocked(conn *connFlags, client *framework.Client, l locker, path string, timeout time.Duration, command supervise.Command) int {
+// shared is the semaphore's number of leases (0: not a semaphore).
+func (a *app) runLocked(conn *connFlags, client *framework.Client, l locker, path string, shared int, wait waitFlag, command supervise.Command) int {
 	const cmd = "lock"
-	sigs, restore := catchSignals()
+	sigs, ignoring, restore := catchSignals()
 	defer restore()
+	command.DefaultSignals = ignoring
 	defer closeWithin(client, 2*time.Second)
 
-	hold, sig, timedOut, err := acquire(conn, client, l, timeout, sigs)
+	hold, sig, timedOut, err := a.acquire(conn, client, l, path, shared, wait, sigs)
 	switch {
 	case sig != nil:
 		return a.fail(cmd, signalStatus(sig), "%v while waiting for %s", sig, path)
+	case timedOut && wait.tryOnce():
+		if note := busyNote(client, path, shared, conn.connectTimeout); note != "" {
+			return a.fail(cmd, exitTimeout, "%s is busy, %s (--timeout 0 tries once)", path, note)
+		}
+		return a.fail(cmd, exitTimeout, "%s is busy (--timeout 0 tries once)", path)
 	case timedOut:
-		return a.fail(cmd, exitTimeout, "%s not acquired within %v", path, timeout)
+		return a.fail(cmd, exitTimeout, "%s not acquired within %v", path, wait.d)
 	case err != nil:
 		return a.fail(cmd, exitFailed, "acquiring %s: %v", path, err)
 	}
@@ -130,15 +139,17 @@ func (a *app) runLocked(conn *connFlags, client *framework.Client, l locker, pat
 }
 
 // acquire connects (within the connect timeout, as elect does) and takes
-// l, giving up at the timeout (0: none; it then reports timedOut) or at a
-// terminating signal, which it returns.
-func acquire(conn *connFlags, client *framework.Client, l locker, timeout time.Duration, sigs <-chan os.Signal) (hold *locks.Hold, sig os.Signal, timedOut bool, err error) {
+// l at path, giving up at the --timeout (it then reports timedOut; with
+// --timeout 0 it tries once, and reports timedOut if l was busy) or at a
+// terminating signal, which it returns. On a terminal it says, if l is
+// busy, what it waits for (see followHolders), and when it has l.
+func (a *app) acquire(conn *connFlags, client *framework.Client, l locker, path string, shared int, wait waitFlag, sigs <-chan os.Signal) (hold *locks.Hold, sig os.Signal, timedOut bool, err error) {
 	base, cancel := context.WithCancel(context.Background()) // a signal ends both steps
 	defer cancel()
 	ctx := base
-	if timeout > 0 {
+	if d, ok := wait.deadline(); ok && d > 0 {
 		var cancelWait context.CancelFunc
-		ctx, cancelWait = context.WithTimeout(base, timeout)
+		ctx, cancelWait = context.WithTimeout(base, d)
 		defer cancelWait()
 	}
 	type result struct {
@@ -151,7 +162,7 @@ func acquire(conn *connFlags, client *framework.Client, l locker, timeout time.D
 			done <- result{nil, err}
 			return
 		}
-		h, err := l.Acquire(ctx)
+		h, err := a.take(ctx, client, l, path, shared, wait)
 		done <- result{h, err}
 	}()
 	for {
@@ -161,7 +172,8 @@ func acquire(conn *connFlags, client *framework.Client, l locker, timeout time.D
 				release(r.hold)
 				r.hold = nil
 			}
-			timedOut = r.err != nil && sig == nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
+			timedOut = r.err != nil && sig == nil &&
+				(errors.Is(ctx.Err(), context.DeadlineExceeded) || wait.tryOnce() && errors.Is(r.err, locks.ErrBusy))
 			return r.hold, sig, timedOut, r.err
 		case s := <-sigs:
 			if terminating(s) && sig == nil {
@@ -170,6 +182,33 @@ func acquire(conn *connFlags, client *framework.Client, l locker, timeout time.D
 			}
 		}
 	}
+}
+
+// take takes l once connected: one try with --timeout 0; otherwise a
+// wait, which on a terminal begins with a try to learn whether the lock is
+// busy, and then says what it waits for until it has the lock.
+func (a *app) take(ctx context.Context, client *framework.Client, l locker, path string, shared int, wait waitFlag) (*locks.Hold, error) {
+	if !wait.tryOnce() && !a.tty {
+		return l.Acquire(ctx)
+	}
+	h, err := l.TryAcquire(ctx)
+	if wait.tryOnce() || !errors.Is(err, locks.ErrBusy) {
+		return h, err
+	}
+	start := time.Now()
+	followCtx, stop := context.WithCancel(ctx)
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		a.followHolders(followCtx, client, path, shared)
+	}()
+	h, err = l.Acquire(ctx)
+	stop()
+	<-followed
+	if err == nil {
+		fmt.Fprintf(a.stderr, "gocurator lock: acquired %s after %s\n", path, age(time.Since(start)))
+	}
+	return h, err
 }
 
 // release releases hold within releaseWithin.

@@ -6,6 +6,8 @@
 //	gocurator elect [flags] PATH -- COMMAND [ARG...]
 //	gocurator leader [flags] PATH
 //	gocurator holders [flags] PATH
+//	gocurator register [flags] BASEPATH NAME -- COMMAND [ARG...]
+//	gocurator instances [flags] BASEPATH [NAME]
 //
 // See docs/cli.md, or gocurator help COMMAND.
 package main
@@ -16,21 +18,24 @@ import (
 )
 
 func main() {
-	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	protectProcess()
+	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stderr)}
 	os.Exit(a.run(os.Args[1:]))
 }
 
-// app is one run of the command line: where it writes and what its
-// environment says.
+// app is one run of the command line: where it reads and writes and what
+// its environment says.
 type app struct {
+	stdin          io.Reader // read only for --digest-file -
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	tty            bool // stderr is a terminal: gocurator lock says what it waits for
 }
 
 // run runs the subcommand args name and returns the exit status.
 func (a *app) run(args []string) int {
 	if len(args) == 0 {
-		a.usageError("", "no command given (want lock, elect, leader or holders)")
+		a.usageError("", "no command given (want lock, elect, leader, holders, register or instances)")
 		return exitUsage
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
@@ -42,6 +47,10 @@ func (a *app) run(args []string) int {
 		return a.leader(rest)
 	case "holders":
 		return a.holders(rest)
+	case "register":
+		return a.register(rest)
+	case "instances":
+		return a.instances(rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) == 0 {
 			io.WriteString(a.stdout, overviewHelp)
@@ -54,7 +63,7 @@ func (a *app) run(args []string) int {
 		a.usageError("help", "no such command: "+rest[0])
 		return exitUsage
 	default:
-		a.usageError("", "no such command: "+cmd+" (want lock, elect, leader or holders)")
+		a.usageError("", "no such command: "+cmd+" (want lock, elect, leader, holders, register or instances)")
 		return exitUsage
 	}
 }

@@ -16,12 +16,12 @@ func (a *app) startQuery(cmd string, p parsed, conn *connFlags) (client *framewo
 		a.usageError(cmd, msg)
 		return nil, "", nil, nil, exitUsage
 	}
-	client, err := conn.newClient(a.getenv, "")
+	client, err := conn.newClient(a.getenv, a.stdin, "")
 	if err != nil {
 		a.usageError(cmd, err.Error())
 		return nil, "", nil, nil, exitUsage
 	}
-	sigs, restore := catchSignals()
+	sigs, _, restore := catchSignals()
 	done = func() {
 		closeWithin(client, 2*time.Second)
 		restore()

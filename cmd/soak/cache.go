@@ -36,10 +36,10 @@ func (s *soak) cachePart() part {
 		quiet  = make(chan struct{}) // settle: the writer stops
 		wrote  = make(chan struct{}) // closed when the writer has stopped
 	)
-	newCache := func(i int) {
+	newCache := func(ctx context.Context, i int) {
 		c, err := cache.New(s.clients[i], root)
 		if err == nil {
-			err = c.Start()
+			err = c.Start(ctx) // ctx is the cache's lifetime: the workload's
 		}
 		if err != nil {
 			s.found(name, fmt.Sprintf("client %d: %v", i, err))
@@ -91,7 +91,7 @@ func (s *soak) cachePart() part {
 				return
 			}
 			for i := range caches {
-				newCache(i)
+				newCache(ctx, i)
 			}
 			defer close(wrote)
 			next := time.Now().Add(15 * time.Second)
@@ -105,7 +105,7 @@ func (s *soak) cachePart() part {
 				}
 				if time.Now().After(next) {
 					check(ctx)
-					newCache(round % len(caches))
+					newCache(ctx, round%len(caches))
 					next = time.Now().Add(15 * time.Second)
 				}
 				if err := s.changeTree(ctx, root, n); err != nil && ctx.Err() == nil {

@@ -29,7 +29,7 @@ func (s *soak) latchPart() part {
 						s.found(name, err.Error())
 						return
 					}
-					if err := l.Start(); err != nil {
+					if err := l.Start(ctx); err != nil { // ctx is the latch's lifetime
 						t.add("start errors", 1)
 						l.Close()
 						pause(ctx, 100*time.Millisecond, 300*time.Millisecond)
@@ -112,7 +112,7 @@ func (s *soak) selectorPart() part {
 						s.found(name, err.Error())
 						return
 					}
-					if err := sel.Start(); err != nil {
+					if err := sel.Start(ctx); err != nil { // ctx is the selector's lifetime
 						t.add("start errors", 1)
 						sel.Close()
 						pause(ctx, 100*time.Millisecond, 300*time.Millisecond)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gocurator/curator/internal/zkerr"
 )
@@ -17,12 +18,16 @@ import (
 // the call gives an error that wraps it, f unrun. Close waits for f and
 // late. A call made once Close has begun fails with zkerr.ErrClosed, f
 // unrun.
-func (c *Conn) call(ctx context.Context, f func() error, late func(error)) error {
+func (c *Conn) call(ctx context.Context, r request, f func() (int, error), late func(error)) error {
+	if c.cfg.OnRequest != nil {
+		f = c.reported(r, f)
+	}
 	if ctx.Done() == nil {
 		if c.isClosed() {
 			return zkerr.ErrClosed
 		}
-		return f()
+		_, err := f()
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: request not sent", err)
@@ -57,7 +62,7 @@ func (c *Conn) call(ctx context.Context, f func() error, late func(error)) error
 // pendingCall is a call running on its own goroutine: one allocation for
 // all the state the caller and the goroutine share.
 type pendingCall struct {
-	f    func() error
+	f    func() (int, error)
 	late func(error)
 	done chan error // buffered: the answer, unless abandoned
 
@@ -69,7 +74,7 @@ type pendingCall struct {
 // the caller has left.
 func (c *Conn) runPending(p *pendingCall) {
 	defer c.wg.Done()
-	err := p.f()
+	_, err := p.f()
 	p.mu.Lock()
 	abandoned := p.abandoned
 	if !abandoned {
@@ -87,5 +92,24 @@ func (c *Conn) isClosed() bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// request names a request for the request hook: its operation, its path,
+// and the size of its frame.
+type request struct {
+	op   string
+	path string
+	out  int
+}
+
+// reported is f, a request's call that returns the size of the reply's
+// frame, timed and told to Config.OnRequest once answered.
+func (c *Conn) reported(r request, f func() (int, error)) func() (int, error) {
+	return func() (int, error) {
+		start := time.Now()
+		in, err := f()
+		c.cfg.OnRequest(RequestInfo{Start: start, Op: r.op, Path: r.path, Latency: time.Since(start), Err: err, BytesOut: r.out, BytesIn: in})
+		return in, err
 	}
 }

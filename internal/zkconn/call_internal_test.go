@@ -18,7 +18,7 @@ func TestNoCallStartsAfterClose(t *testing.T) {
 	defer cancel()
 	for _, ctx := range []context.Context{ctx, context.Background()} {
 		ran := false
-		err := c.call(ctx, func() error { ran = true; return nil }, nil)
+		err := c.call(ctx, request{}, func() (int, error) { ran = true; return 0, nil }, nil)
 		if !errors.Is(err, zkerr.ErrClosed) || ran {
 			t.Fatalf("call after Close: %v (ran %v), want ErrClosed, not run", err, ran)
 		}

@@ -27,12 +27,19 @@ type Config struct {
 	// is verified as the host its address came from in Servers.
 	TLS *tls.Config
 	Log *slog.Logger // nil: nothing is logged
+	// MaxReplySize is the longest reply accepted (a frame's length, without
+	// its 4-byte prefix): a longer one fails the request it answers with
+	// zkerr.ReplyTooLarge, unread. 0: no limit.
+	MaxReplySize int
 	// OnSession is told every change of the session's state, on
 	// go-zookeeper's goroutines: it must not block.
 	OnSession func(SessionEvent)
 	// OnWatch is told every watch notification, after the watches it fires
 	// (a server path), on go-zookeeper's goroutines: it must not block.
 	OnWatch func(Event)
+	// OnRequest, if set, is told every request once answered (or failed), on
+	// the goroutine that made it: it must not block.
+	OnRequest func(RequestInfo)
 }
 
 // Conn is one ZooKeeper client: its session, the connection it is on now,
@@ -76,6 +83,7 @@ func Connect(cfg Config) (*Conn, error) {
 		OnHandshake: c.onHandshake,
 		Writes:      &c.writes,
 		Reads:       &c.reads,
+		MaxReply:    cfg.MaxReplySize,
 		Log:         c.log,
 	}
 	var hosts zk.HostProvider = zk.NewDNSHostProvider() // go-zookeeper's default
@@ -84,13 +92,17 @@ func Connect(cfg Config) (*Conn, error) {
 		tcfg.Hosts, hosts = h, h
 	}
 	c.tr = newTransport(tcfg)
-	conn, events, err := zk.Connect(cfg.Servers, cfg.SessionTimeout,
+	opts := list(
 		zk.WithDialer(c.tr.dial),
 		zk.WithHostProvider(hosts),
 		zk.WithEventCallback(c.onEvent),
 		zk.WithLogger(zkLogger{c.log}),
 		zk.WithLogInfo(false),
 	)
+	if cfg.MaxReplySize > 0 { // go-zookeeper's own bound: a frame the transport lets through fits
+		opts = append(opts, zk.WithMaxBufferSize(cfg.MaxReplySize))
+	}
+	conn, events, err := zk.Connect(cfg.Servers, cfg.SessionTimeout, opts...)
 	if err != nil {
 		c.tr.stop()
 		return nil, err
@@ -220,3 +232,7 @@ func (c *Conn) Close() {
 	}
 	c.wg.Wait()
 }
+
+// list returns its arguments as a slice: go-zookeeper's option type is
+// unexported, and a slice of it can be had only by inference.
+func list[O any](opts ...O) []O { return opts }

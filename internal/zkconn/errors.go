@@ -81,3 +81,7 @@ func codeOf(text string) (zkerr.Code, bool) {
 	n, err := strconv.ParseInt(rest, 10, 32)
 	return zkerr.Code(n), err == nil
 }
+
+// replyTooLarge is the code the transport puts in the place of a reply
+// longer than the client accepts (see bufferedConn.refuse).
+const replyTooLarge = zkerr.ReplyTooLarge

@@ -41,7 +41,7 @@ func gatedPair(t *testing.T) (*bufferedConn, *trackedConn, net.Conn) {
 	t.Cleanup(func() { client.Close(); srv.Close() })
 	tc := &trackedConn{Conn: client, t: newTransport(transportConfig{}), closed: make(chan struct{})}
 	tc.gate.Store(newReplyGate(time.Hour)) // only setWatches opens it here
-	return newBufferedConn(tc, tc, new(readClock)), tc, srv
+	return newBufferedConn(tc, tc, new(readClock), 0), tc, srv
 }
 
 // TestReplyGateHoldsRepliesUntilSetWatches: behind a closed gate, a
@@ -92,7 +92,7 @@ func TestFramesPassWhole(t *testing.T) {
 	defer client.Close()
 	defer srv.Close()
 	tc := &trackedConn{Conn: client, t: newTransport(transportConfig{}), closed: make(chan struct{})}
-	bc := newBufferedConn(tc, tc, new(readClock))
+	bc := newBufferedConn(tc, tc, new(readClock), 0)
 	var want []byte
 	for i := range 20 {
 		want = append(want, reply(int32(i), string(make([]byte, i*37)))...)

@@ -30,7 +30,11 @@ func (c *Conn) Create(ctx context.Context, r CreateRequest) (string, error) {
 	if r.Late != nil {
 		late = func(err error) { r.Late(p, err) }
 	}
-	err := c.call(ctx, func() error {
+	out := requestFrame + strSize(r.Path) + bufSize(r.Data) + aclSize(r.ACL) + 4
+	if r.Mode == modePersistentTTL || r.Mode == modePersistentSeqTTL {
+		out += 8
+	}
+	err := c.call(ctx, request{"create", r.Path, out}, func() (int, error) {
 		var err error
 		switch r.Mode {
 		case modeContainer:
@@ -46,7 +50,8 @@ func (c *Conn) Create(ctx context.Context, r CreateRequest) (string, error) {
 		default:
 			p, err = c.zk.Create(r.Path, r.Data, r.Mode, acl)
 		}
-		return c.errOf(err)
+		err = c.errOf(err)
+		return replySize(strSize(p), err), err
 	}, late)
 	if written != nil {
 		written(err == nil)
@@ -59,7 +64,10 @@ func (c *Conn) Create(ctx context.Context, r CreateRequest) (string, error) {
 
 // Delete deletes a node if its version matches (-1 matches any).
 func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
-	return c.call(ctx, func() error { return c.errOf(c.zk.Delete(path, version)) }, nil)
+	return c.call(ctx, request{"delete", path, requestFrame + strSize(path) + 4}, func() (int, error) {
+		err := c.errOf(c.zk.Delete(path, version))
+		return replySize(0, err), err
+	}, nil)
 }
 
 // Exists reports whether a node exists, with its stat if it does, and
@@ -71,11 +79,11 @@ func (c *Conn) Exists(ctx context.Context, path string, watch bool) (bool, *Stat
 		stat *zk.Stat
 		w    *Watch
 	)
-	err := c.call(ctx, func() error {
+	err := c.call(ctx, request{"exists", path, requestFrame + strSize(path) + 1}, func() (int, error) {
 		if !watch {
 			var err error
 			ok, stat, err = c.zk.Exists(path)
-			return c.errOf(err)
+			return existsReply(ok, err), c.errOf(err)
 		}
 		pending := c.watches.pending(path)
 		var zch <-chan zk.Event
@@ -83,7 +91,7 @@ func (c *Conn) Exists(ctx context.Context, path string, watch bool) (bool, *Stat
 		ok, stat, zch, err = c.zk.ExistsW(path)
 		if err != nil {
 			c.watches.drop(pending)
-			return c.errOf(err)
+			return replySize(0, err), c.errOf(err)
 		}
 		kind := kindExist
 		if ok {
@@ -91,7 +99,7 @@ func (c *Conn) Exists(ctx context.Context, path string, watch bool) (bool, *Stat
 		}
 		c.watches.confirm(pending, kind, zch)
 		w = pending
-		return nil
+		return existsReply(ok, nil), nil
 	}, nil)
 	switch {
 	case err != nil:
@@ -110,23 +118,24 @@ func (c *Conn) Get(ctx context.Context, path string, watch bool) ([]byte, *Stat,
 		stat *zk.Stat
 		w    *Watch
 	)
-	err := c.call(ctx, func() error {
+	err := c.call(ctx, request{"getData", path, requestFrame + strSize(path) + 1}, func() (int, error) {
+		var err error
 		if !watch {
-			var err error
 			data, stat, err = c.zk.Get(path)
-			return c.errOf(err)
+			err = c.errOf(err)
+			return replySize(bufSize(data)+statSize, err), err
 		}
 		pending := c.watches.pending(path)
 		var zch <-chan zk.Event
-		var err error
 		data, stat, zch, err = c.zk.GetW(path)
 		if err != nil {
 			c.watches.drop(pending)
-			return c.errOf(err)
+			err = c.errOf(err)
+			return replySize(0, err), err
 		}
 		c.watches.confirm(pending, kindData, zch)
 		w = pending
-		return nil
+		return replySize(bufSize(data)+statSize, nil), nil
 	}, nil)
 	if err != nil {
 		return nil, nil, nil, err
@@ -142,23 +151,24 @@ func (c *Conn) Children(ctx context.Context, path string, watch bool) ([]string,
 		stat     *zk.Stat
 		w        *Watch
 	)
-	err := c.call(ctx, func() error {
+	err := c.call(ctx, request{"getChildren", path, requestFrame + strSize(path) + 1}, func() (int, error) {
+		var err error
 		if !watch {
-			var err error
 			children, stat, err = c.zk.Children(path)
-			return c.errOf(err)
+			err = c.errOf(err)
+			return replySize(listSize(children)+statSize, err), err
 		}
 		pending := c.watches.pending(path)
 		var zch <-chan zk.Event
-		var err error
 		children, stat, zch, err = c.zk.ChildrenW(path)
 		if err != nil {
 			c.watches.drop(pending)
-			return c.errOf(err)
+			err = c.errOf(err)
+			return replySize(0, err), err
 		}
 		c.watches.confirm(pending, kindChild, zch)
 		w = pending
-		return nil
+		return replySize(listSize(children)+statSize, nil), nil
 	}, nil)
 	if err != nil {
 		return nil, nil, nil, err
@@ -169,10 +179,11 @@ func (c *Conn) Children(ctx context.Context, path string, watch bool) ([]string,
 // Set sets a node's data if its version matches (-1 matches any).
 func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32) (*Stat, error) {
 	var stat *zk.Stat
-	err := c.call(ctx, func() error {
+	err := c.call(ctx, request{"setData", path, requestFrame + strSize(path) + bufSize(data) + 4}, func() (int, error) {
 		var err error
 		stat, err = c.zk.Set(path, data, version)
-		return c.errOf(err)
+		err = c.errOf(err)
+		return replySize(statSize, err), err
 	}, nil)
 	if err != nil {
 		return nil, err
@@ -186,10 +197,11 @@ func (c *Conn) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) {
 		acl  []zk.ACL
 		stat *zk.Stat
 	)
-	err := c.call(ctx, func() error {
+	err := c.call(ctx, request{"getACL", path, requestFrame + strSize(path)}, func() (int, error) {
 		var err error
 		acl, stat, err = c.zk.GetACL(path)
-		return c.errOf(err)
+		err = c.errOf(err)
+		return replySize(aclSize(aclsOf(acl))+statSize, err), err
 	}, nil)
 	if err != nil {
 		return nil, nil, err
@@ -200,10 +212,11 @@ func (c *Conn) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) {
 // SetACL sets a node's ACL if its ACL version matches (-1 matches any).
 func (c *Conn) SetACL(ctx context.Context, path string, acl []ACL, version int32) (*Stat, error) {
 	var stat *zk.Stat
-	err := c.call(ctx, func() error {
+	err := c.call(ctx, request{"setACL", path, requestFrame + strSize(path) + aclSize(acl) + 4}, func() (int, error) {
 		var err error
 		stat, err = c.zk.SetACL(path, zkACLs(acl), version)
-		return c.errOf(err)
+		err = c.errOf(err)
+		return replySize(statSize, err), err
 	}, nil)
 	if err != nil {
 		return nil, err
@@ -214,16 +227,20 @@ func (c *Conn) SetACL(ctx context.Context, path string, acl []ACL, version int32
 // Sync makes the server the Conn is on catch up with the leader for path,
 // so that the next read there sees every change committed before.
 func (c *Conn) Sync(ctx context.Context, path string) error {
-	return c.call(ctx, func() error {
+	return c.call(ctx, request{"sync", path, requestFrame + strSize(path)}, func() (int, error) {
 		_, err := c.zk.Sync(path)
-		return c.errOf(err)
+		err = c.errOf(err)
+		return replySize(strSize(path), err), err
 	}, nil)
 }
 
 // AddAuth adds authentication to the session; go-zookeeper sends it again
 // on every reconnect once it has succeeded.
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
-	return c.call(ctx, func() error { return c.errOf(c.zk.AddAuth(scheme, auth)) }, nil)
+	return c.call(ctx, request{"setAuth", "", requestFrame + 4 + strSize(scheme) + bufSize(auth)}, func() (int, error) {
+		err := c.errOf(c.zk.AddAuth(scheme, auth))
+		return replySize(0, err), err
+	}, nil)
 }
 
 // Multi commits r.Ops atomically. A transaction the server refused comes
@@ -256,16 +273,29 @@ func (c *Conn) Multi(ctx context.Context, r MultiRequest, sent func()) ([]OpResu
 	if r.Late != nil {
 		late = func(err error) { r.Late(res, err) }
 	}
-	err := c.call(ctx, func() error {
+	out := requestFrame + multiHeader
+	for _, op := range r.Ops {
+		out += opSize(op)
+	}
+	var first string
+	if len(r.Ops) > 0 {
+		first = r.Ops[0].Path
+	}
+	err := c.call(ctx, request{"multi", first, out}, func() (int, error) {
 		if sent != nil {
 			sent()
 		}
 		zres, err := c.zk.Multi(reqs...)
 		res = make([]OpResult, len(zres))
+		in := replyFrame + multiHeader
 		for i, zr := range zres {
 			res[i] = OpResult{Path: zr.String, Stat: statOf(zr.Stat), Err: c.errOf(zr.Error)}
+			in += resultSize(res[i])
 		}
-		return c.errOf(err)
+		if len(zres) == 0 {
+			in = replyFrame
+		}
+		return in, c.errOf(err)
 	}, late)
 	if written != nil {
 		written(err == nil)
@@ -277,11 +307,25 @@ func (c *Conn) Multi(ctx context.Context, r MultiRequest, sent func()) ([]OpResu
 }
 
 // errOf converts go-zookeeper's err (see the function errOf); once the
-// Conn is closing, a connection error is zkerr.ErrClosed.
+// Conn is closing, a connection error is zkerr.ErrClosed, and a refused
+// reply says the limit.
 func (c *Conn) errOf(err error) error {
 	err = errOf(err)
-	if err != nil && c.isClosed() && zkerr.IsNetworkError(err) {
+	switch {
+	case err == nil:
+	case c.isClosed() && zkerr.IsNetworkError(err):
 		return fmt.Errorf("%w: %v", zkerr.ErrClosed, err)
+	case err == zkerr.ReplyTooLarge:
+		return fmt.Errorf("%w: over the %d bytes it accepts (the servers' jute.maxbuffer)", err, c.cfg.MaxReplySize)
 	}
 	return err
+}
+
+// existsReply is the size of an exists reply: a stat, unless the node does
+// not exist (the server says NONODE, with no body).
+func existsReply(ok bool, err error) int {
+	if !ok || err != nil {
+		return replyFrame
+	}
+	return replyFrame + statSize
 }

@@ -46,7 +46,10 @@ type transportConfig struct {
 	Writes *writeWatch
 	// Reads is told each time go-zookeeper starts to read.
 	Reads *readClock
-	Log   *slog.Logger
+	// MaxReply is the longest reply frame (without its length prefix) handed
+	// to go-zookeeper; 0: no limit.
+	MaxReply int
+	Log      *slog.Logger
 }
 
 // handshake is where a session was last established, and its password.
@@ -119,7 +122,7 @@ func (t *transport) dial(network, addr string, timeout time.Duration) (net.Conn,
 		if t.cfg.OnHandshake != nil {
 			t.cfg.OnHandshake(r)
 		}
-	}), tc, t.cfg.Reads), nil
+	}), tc, t.cfg.Reads, t.cfg.MaxReply), nil
 }
 
 // HoldRepliesUntilSetWatches makes the latest connection hold its replies

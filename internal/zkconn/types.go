@@ -151,3 +151,14 @@ type MultiRequest struct {
 	Written *WriteNotice                    // closed once written, keyed by Ops[0].Path (see WriteNotice)
 	Late    func(res []OpResult, err error) // as CreateRequest's
 }
+
+// RequestInfo is one request as Config.OnRequest hears it.
+type RequestInfo struct {
+	Start    time.Time
+	Op       string // ZooKeeper's name: "create", "getData", ...
+	Path     string // the server path (a multi's first op's)
+	Latency  time.Duration
+	Err      error
+	BytesOut int // the request's frame, its length prefix included
+	BytesIn  int // the reply's frame; 0 if none came
+}

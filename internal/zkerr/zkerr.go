@@ -51,6 +51,10 @@ const (
 	SessionClosedNeedsSASL  Code = -124
 	QuotaExceeded           Code = -125
 	Throttled               Code = -127
+
+	// ReplyTooLarge is no server's: the client refused a reply longer than it
+	// accepts (internal/zkconn puts it in the place of that reply).
+	ReplyTooLarge Code = -1 << 20
 )
 
 var texts = map[Code]string{
@@ -84,6 +88,7 @@ var texts = map[Code]string{
 	SessionClosedNeedsSASL:  "session closed: SASL authentication required",
 	QuotaExceeded:           "quota exceeded",
 	Throttled:               "request throttled",
+	ReplyTooLarge:           "reply larger than the client accepts",
 }
 
 // Error returns the code's meaning in a few words.

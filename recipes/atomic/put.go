@@ -12,7 +12,7 @@ import (
 
 // errConflict means another participant wrote first: the node moved on
 // from the version read, or was created or deleted meanwhile.
-var errConflict = errors.New("atomic: another participant wrote first")
+var errConflict = errors.New("another participant wrote first")
 
 // put writes b at the version of read, or creates the node holding b if
 // read is nil (the node was missing). It returns nil if the write was

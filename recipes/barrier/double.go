@@ -15,7 +15,7 @@ import (
 // ErrMemberLost means the member's node is gone without its Leave: its
 // session ended (or someone deleted it), so the others no longer count or
 // wait for it.
-var ErrMemberLost = errors.New("barrier: member node lost")
+var ErrMemberLost = errors.New("member node lost")
 
 // ReadyNode is the name of the node that the member completing the group
 // creates under the barrier's path, as Curator names it.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/locks"
 )
 
 // Observe follows the election at path from outside it, as etcd's
@@ -111,7 +114,7 @@ func (o *observer) look(ctx context.Context) (Participant, framework.Watch, erro
 		if err != nil {
 			return Participant{}, framework.Watch{}, err
 		}
-		if len(children) == 0 {
+		if !hasParticipant(children) {
 			children, _, w, err := o.client.ChildrenW(ctx, o.dir)
 			if errors.Is(err, framework.ErrNoNode) {
 				continue
@@ -119,13 +122,12 @@ func (o *observer) look(ctx context.Context) (Participant, framework.Watch, erro
 			if err != nil {
 				return Participant{}, framework.Watch{}, err
 			}
-			if len(children) > 0 {
+			if hasParticipant(children) {
 				continue // joined in between; the watch is abandoned
 			}
 			return Participant{}, w, nil
 		}
-		// Every election node ends in "-" and its ten-digit sequence number.
-		first := framework.JoinPath(o.dir, driver.SortChildren(children, "-", driver.StandardFixForSorting)[0])
+		first := framework.JoinPath(o.dir, driver.SortChildren(children, "", electionKey)[0])
 		data, _, w, err := o.client.GetW(ctx, first)
 		if errors.Is(err, framework.ErrNoNode) {
 			continue
@@ -136,3 +138,22 @@ func (o *observer) look(ctx context.Context) (Participant, framework.Watch, erro
 		return Participant{ID: string(data), IsLeader: true, Node: first}, w, nil
 	}
 }
+
+// electionKey is an election node's sort key, as driver.SortChildren takes
+// it: the text after its lock name, LatchLockName for a Latch's node and
+// locks.MutexLockName for a Selector's (Curator's and ours alike).
+func electionKey(name, _ string) string {
+	if strings.Contains(name, LatchLockName) {
+		return driver.StandardFixForSorting(name, LatchLockName)
+	}
+	return driver.StandardFixForSorting(name, locks.MutexLockName)
+}
+
+// isParticipant reports whether an election's child is a participant's
+// node: its key is a sequence number. Any other node was made by hand, or
+// to pass for the leader: it sorts after the participants and is never
+// reported.
+func isParticipant(name string) bool { return driver.IsSequence(electionKey(name, "")) }
+
+// hasParticipant reports whether a listing holds a participant's node.
+func hasParticipant(children []string) bool { return slices.ContainsFunc(children, isParticipant) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -26,13 +27,14 @@ type Participant struct {
 const maxReads = 16
 
 // participants lists the election's participants in queue order, the leader
-// first: one listing, then one read per node (pipelined). A node that goes
+// first (nodes that are not participants' left out, see isParticipant): one listing, then one read per node (pipelined). A node that goes
 // between the listing and its read is left out, as Curator leaves it out.
 func participants(ctx context.Context, client *framework.Client, li *locks.LockInternals) ([]Participant, error) {
 	children, err := li.Participants(ctx)
 	if err != nil {
 		return nil, err
 	}
+	children = onlyParticipants(children)
 	ps := make([]Participant, len(children))
 	found := make([]bool, len(children))
 	g, gctx := errgroup.WithContext(ctx)
@@ -72,6 +74,7 @@ func leaderOf(ctx context.Context, client *framework.Client, li *locks.LockInter
 		if err != nil {
 			return Participant{}, err
 		}
+		children = onlyParticipants(children)
 		if len(children) == 0 {
 			return Participant{}, fmt.Errorf("%w at %s", ErrNoLeader, li.Dir())
 		}
@@ -84,4 +87,13 @@ func leaderOf(ctx context.Context, client *framework.Client, li *locks.LockInter
 		}
 		return Participant{ID: string(data), IsLeader: true, Node: children[0]}, nil
 	}
+}
+
+// onlyParticipants leaves out of paths the nodes that are not participants'
+// (see isParticipant).
+func onlyParticipants(paths []string) []string {
+	return slices.DeleteFunc(paths, func(p string) bool {
+		_, name := framework.SplitPath(p)
+		return !isParticipant(name)
+	})
 }

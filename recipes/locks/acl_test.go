@@ -3,7 +3,9 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
@@ -224,5 +226,96 @@ func TestLockACLCoversEveryLockKind(t *testing.T) {
 				t.Fatalf("participants after the refusal: %v (%v), want %v", after, err, before)
 			}
 		})
+	}
+}
+
+// Every node every lock kind creates carries the ACL of the client's
+// ACLProvider: holders' and waiters' nodes, a semaphore's leases and locks
+// directories and the waiter's node in locks, a downgraded read node, the
+// container parents and the namespace's root.
+func TestLockNodesCarryTheProvidersACL(t *testing.T) {
+	nsName := recipestest.Namespace(t)
+	opts := asPrincipal(nsName, "alice", "secret")
+	holder := newClientAt(t, server.ConnectString(), opts...)
+	waiter := newClientAt(t, server.ConnectString(), opts...)
+	ctx := ctxT(t)
+	wctx, cancel := context.WithCancel(ctx)
+	var waiting sync.WaitGroup
+	defer waiting.Wait()
+	defer cancel()
+
+	type acquirer interface {
+		Acquire(context.Context) (*locks.Hold, error)
+	}
+	hold := func(l acquirer) {
+		t.Helper()
+		h, err := l.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Release(context.Background()) })
+	}
+	queue := func(l acquirer, p participants, n int) {
+		t.Helper()
+		waiting.Add(1)
+		go func() {
+			defer waiting.Done()
+			if h, err := l.Acquire(wctx); err == nil {
+				h.Release(context.Background())
+			}
+		}()
+		waitParticipants(t, p, n)
+	}
+
+	m, _ := locks.NewMutex(holder, "/kinds/mutex")
+	mw, _ := locks.NewMutex(waiter, "/kinds/mutex")
+	hold(m)
+	queue(mw, m, 2)
+
+	sem, _ := locks.NewSemaphore(holder, "/kinds/sem", 1)
+	semw, _ := locks.NewSemaphore(waiter, "/kinds/sem", 1)
+	hold(sem)
+	waiting.Add(1)
+	go func() {
+		defer waiting.Done()
+		if h, err := semw.Acquire(wctx); err == nil {
+			h.Release(context.Background())
+		}
+	}()
+	recipestest.Eventually(t, "the semaphore's waiter in locks", func() (bool, string) {
+		kids, _, err := holder.Children(ctx, "/kinds/sem/locks")
+		return err == nil && len(kids) == 1, fmt.Sprint(kids, err)
+	})
+
+	rw, _ := locks.NewReadWriteLock(holder, "/kinds/rw")
+	owner := locks.NewOwner()
+	octx := locks.WithOwner(ctx, owner)
+	wh, err := rw.WriteLock().Acquire(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rh, err := rw.ReadLock().Acquire(octx) // the downgrade: a read node on the write node's sequence
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rh.Release(context.Background()); wh.Release(context.Background()) })
+	rww, _ := locks.NewReadWriteLock(waiter, "/kinds/rw")
+	queue(rww.WriteLock(), rw, 3)
+
+	sm, _ := locks.NewSemaphoreMutex(holder, "/kinds/smutex")
+	hold(sm)
+
+	want := append(framework.DigestACL(framework.PermAll, "alice", "secret"), framework.WorldACL(framework.PermRead)...)
+	checked := recipestest.CheckACLs(t, holder, "/", want)
+	for dir, n := range map[string]int{"/kinds/mutex": 2, "/kinds/sem/leases": 2, "/kinds/sem/locks": 1, "/kinds/rw": 3, "/kinds/smutex/leases": 1} {
+		in := 0
+		for _, p := range checked {
+			if parent, _ := framework.SplitPath(p); parent == dir {
+				in++
+			}
+		}
+		if in != n {
+			t.Errorf("checked %d nodes in %s, want %d: %v", in, dir, n, checked)
+		}
 	}
 }

@@ -130,7 +130,7 @@ func ExampleReadWriteLock() {
 	_, err = rw.WriteLock().Acquire(ctx)
 	fmt.Println(err) // upgrading back is refused
 	r.Release(ctx)
-	// Output: locks: cannot upgrade a read lock to a write lock
+	// Output: cannot upgrade a read lock to a write lock
 }
 
 func ExampleReadWriteLock_Downgrade() {

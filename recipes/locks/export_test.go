@@ -14,7 +14,7 @@ var ReadDriver = readDriver{}
 // NewHold makes the hold of the node at path, as an acquire does once the
 // listing made during sess found it holding.
 func NewHold(c *framework.Client, path string, sess *framework.Session) *Hold {
-	return newHold(c, path, nil, nil, sess)
+	return newHold(c, path, nil, nil, sess, report{})
 }
 
 // SemaphoreMutexTakers counts the holds a SemaphoreMutex remembers as taken

@@ -31,6 +31,8 @@ type Hold struct {
 
 	sess    *framework.Session // the client's Session before the listing that decided the hold: the hold ends with it
 	closing <-chan struct{}    // the client's Done: closed once its Close begins
+	report  report             // tells the client's hooks of its release or loss
+	took    time.Time          // when it was decided
 
 	mu       sync.Mutex
 	count    int           // acquisitions not yet released (re-entries)
@@ -48,8 +50,9 @@ type Hold struct {
 // (no request, no callback). The ZooKeeper session is read after that
 // listing: had it changed since, a Lost ended sess, and the hold starts
 // lost.
-func newHold(client *framework.Client, path string, onRelease, revoke func(), sess *framework.Session) *Hold {
-	h := &Hold{client: client, path: path, session: client.SessionID(), onRelease: onRelease, revoke: revoke, count: 1, sess: sess, closing: client.Done()}
+func newHold(client *framework.Client, path string, onRelease, revoke func(), sess *framework.Session, rep report) *Hold {
+	h := &Hold{client: client, path: path, session: client.SessionID(), onRelease: onRelease, revoke: revoke, count: 1,
+		sess: sess, closing: client.Done(), report: rep, took: time.Now()}
 	if revoke != nil {
 		h.Lost() // the monitor also watches for revocation requests
 	}
@@ -194,6 +197,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	cancel()
 	lost, err = releaseOutcome(lost, err, sess.Err(), rctx.Err() != nil && ctx.Err() == nil, h.path)
 	if lost == nil {
+		h.report.release(h.took, err)
 		return err
 	}
 	h.mu.Lock()
@@ -363,6 +367,7 @@ func (h *Hold) setLostLocked(err error) {
 	if h.lost != nil {
 		close(h.lost)
 	}
+	h.report.loss(h.took, err)
 }
 
 // sessionLoss is the loss of a hold to the end of its Session; err, the

@@ -33,6 +33,7 @@ type LockInternals struct {
 	lockName string
 	data     []byte
 	limit    *leaseLimit
+	report   report // what its holds tell the client's hooks
 }
 
 // NewLockInternals returns an engine for the lock at dir, whose nodes are
@@ -54,7 +55,8 @@ func NewLockInternals(client *framework.Client, dir, lockName string, maxLeases 
 	if err := framework.ValidatePath(dir, false); err != nil || dir == "/" {
 		return nil, fmt.Errorf("%w: lock path %q: %w", ErrInvalidArg, dir, err)
 	}
-	return &LockInternals{client: client, driver: drv, dir: dir, lockName: lockName, data: data, limit: limit}, nil
+	return &LockInternals{client: client, driver: drv, dir: dir, lockName: lockName, data: data, limit: limit,
+		report: newReport(client, "lock", "", dir)}, nil
 }
 
 // Dir returns the lock's directory.
@@ -79,11 +81,13 @@ func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) 
 // A recipe built on a custom driver uses it to keep the loss signal and
 // fencing.
 func (li *LockInternals) AcquireHold(ctx context.Context, try bool) (*Hold, error) {
+	start := time.Now()
 	path, sess, err := li.acquire(ctx, try)
+	li.report.acquire(start, err)
 	if err != nil {
 		return nil, err
 	}
-	return newHold(li.client, path, nil, nil, sess), nil
+	return newHold(li.client, path, nil, nil, sess, li.report), nil
 }
 
 // acquire is Acquire for a hold; it also returns the client's Session from

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
@@ -49,6 +50,7 @@ func newMutex(client *framework.Client, path, lockName string, maxLeases int, dr
 	if err != nil {
 		return nil, err
 	}
+	li.report = newReport(client, "mutex", o.label, path)
 	m := &Mutex{li: li, holds: make(map[*Owner]*Hold), acquiring: make(map[*Owner]chan struct{}), takers: make(map[*Owner]uint64)}
 	m.selfWaits = []selfWait{selfWaitOn(m, "lock")}
 	return m, nil
@@ -75,7 +77,9 @@ func (m *Mutex) TryAcquire(ctx context.Context) (*Hold, error) {
 	return m.acquire(ctx, true)
 }
 
-func (m *Mutex) acquire(ctx context.Context, try bool) (*Hold, error) {
+func (m *Mutex) acquire(ctx context.Context, try bool) (h *Hold, err error) {
+	start := time.Now()
+	defer func() { m.li.report.acquire(start, err) }()
 	ctx, taker := actingFor(ctx) // drivers see who acquires
 	if taker != 0 && !try {
 		if err := m.refuseSelfWait(taker, OwnerFrom(ctx)); err != nil {
@@ -141,7 +145,7 @@ func (m *Mutex) acquireFor(ctx context.Context, try bool, taker uint64) (*Hold, 
 			delete(m.holds, owner)
 			delete(m.takers, owner)
 		}
-	}, m.revoke, mark)
+	}, m.revoke, mark, m.li.report)
 	m.holds[owner] = h
 	if taker != 0 {
 		m.takers[owner] = taker

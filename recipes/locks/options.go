@@ -9,7 +9,8 @@ import (
 type Option func(*options)
 
 type options struct {
-	data []byte // nil: the client's default data
+	data  []byte // nil: the client's default data
+	label string // WithLabel's
 }
 
 // WithNodeData sets the data of the lock's nodes (Curator's lockNodeBytes
@@ -18,6 +19,13 @@ type options struct {
 // it, nodes carry the client's default data (the local IP address).
 func WithNodeData(data []byte) Option {
 	return func(o *options) { o.data = bytes.Clone(data) }
+}
+
+// WithLabel names the lock for the client's hooks (framework.WithHooks):
+// its acquires, releases and losses carry the label, which metrics may use
+// where a path, whose number has no bound, may not.
+func WithLabel(label string) Option {
+	return func(o *options) { o.label = label }
 }
 
 // applyOptions returns the options opts set, or ErrInvalidArg for a nil one.

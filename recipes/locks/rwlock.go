@@ -44,6 +44,7 @@ func NewReadWriteLock(client *framework.Client, path string, opts ...Option) (*R
 	if err != nil {
 		return nil, err
 	}
+	read.li.report.recipe, write.li.report.recipe = "read", "write"
 	// Each side lists only its own nodes, as Curator's
 	// InternalInterProcessMutex does; Participants lists both.
 	read.only, write.only = ReadLockName, WriteLockName

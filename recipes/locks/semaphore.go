@@ -33,6 +33,7 @@ type Semaphore struct {
 
 	countPath string // a Curator SharedCount node giving maxLeases; "" for a fixed count
 	limit     *leaseLimit
+	report    report // what its leases tell the client's hooks
 
 	// full is set when an acquire last found every lease out: the next
 	// takes Curator's slower path, holding the lock while it waits.
@@ -54,6 +55,7 @@ func NewSemaphore(client *framework.Client, path string, maxLeases int) (*Semaph
 	}
 	return &Semaphore{
 		client: client, path: path, leases: framework.JoinPath(path, SemaphoreLeaseDir), lock: lock, limit: limit,
+		report: newReport(client, "semaphore", "", path),
 	}, nil
 }
 
@@ -143,7 +145,9 @@ func (s *Semaphore) acquireN(ctx context.Context, n int, try bool) ([]*Hold, err
 	}
 	var got []*Hold
 	for range n {
+		start := time.Now()
 		h, err := s.acquireOne(ctx, try)
+		s.report.acquire(start, err)
 		if err != nil {
 			return nil, errors.Join(err, giveBack(ctx, got))
 		}

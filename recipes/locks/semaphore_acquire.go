@@ -68,7 +68,7 @@ func retryVanished(ctx context.Context, try attempt) (h *Hold, waited bool, err 
 // newLease returns the hold of the lease node at path; sess is the client's
 // error epoch from before the listing that found it within the limit.
 func (s *Semaphore) newLease(path string, sess *framework.Session) *Hold {
-	return newHold(s.client, path, nil, nil, sess)
+	return newHold(s.client, path, nil, nil, sess, s.report)
 }
 
 // leaseTxn returns, for pipelined, a create of a protected lease node (and
@@ -120,7 +120,7 @@ func (s *Semaphore) tryInTxn(ctx context.Context, try bool) (h *Hold, waited, va
 		}
 		ok = true
 	}
-	if max, _ := s.limit.get(); len(first) <= max {
+	if max, _ := s.limit.get(); leaseCount(first) <= max {
 		return s.newLease(path, sess), false, false, nil
 	}
 	// No room, and we no longer hold the lock: a lease must not wait
@@ -262,7 +262,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseLi
 			}
 		}
 		first = nil
-		if len(l.children) <= max {
+		if leaseCount(l.children) <= max {
 			if sess.Err() != nil {
 				continue // see LockInternals.wait: list again after the error state
 			}
@@ -300,4 +300,20 @@ func (s *Semaphore) awaitRoom(ctx context.Context, w framework.Watch, limitChang
 			return false, ctx.Err()
 		}
 	}
+}
+
+// leaseCount counts the leases among a listing of the leases directory:
+// the nodes named as leases are (LeaseName and a sequence number). Curator
+// counts every child, so that a node anyone made there by hand takes a
+// lease for as long as it exists; leaving it out never lets more than
+// maxLeases hold, Java's and Go's together, as each counts every real lease
+// (see driver.SortChildren).
+func leaseCount(children []string) int {
+	n := 0
+	for _, c := range children {
+		if driver.IsSequence(driver.StandardFixForSorting(c, LeaseName)) {
+			n++
+		}
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -27,6 +28,7 @@ func NewSemaphoreMutex(client *framework.Client, path string) (*SemaphoreMutex, 
 	if err != nil {
 		return nil, err
 	}
+	sem.report.recipe = "semaphore_mutex"
 	return &SemaphoreMutex{sem: sem, takers: make(map[*Hold]uint64)}, nil
 }
 
@@ -34,8 +36,10 @@ func NewSemaphoreMutex(client *framework.Client, path string) (*SemaphoreMutex, 
 func (m *SemaphoreMutex) Acquire(ctx context.Context) (*Hold, error) {
 	ctx, taker := actingFor(ctx)
 	if h := m.takenBy(taker); h != nil {
-		return nil, fmt.Errorf("%w: %s: this goroutine holds it (node %s%s), and it is not reentrant",
+		err := fmt.Errorf("%w: %s: this goroutine holds it (node %s%s), and it is not reentrant",
 			ErrSelfDeadlock, m.Path(), h.Path(), lostNote(h))
+		m.sem.report.acquire(time.Now(), err)
+		return nil, err
 	}
 	return m.took(taker)(m.sem.Acquire(ctx))
 }

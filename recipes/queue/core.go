@@ -23,7 +23,7 @@ type Consumer[T any] func(ctx context.Context, item T) error
 
 // ErrLockLost is the Cause of a Consumer's context when the item's lock may
 // be gone (see Consumer).
-var ErrLockLost = errors.New("queue: the item's lock may be lost")
+var ErrLockLost = errors.New("the item's lock may be lost")
 
 // Queue states.
 const (
@@ -143,7 +143,7 @@ func (q *core[T]) put(ctx context.Context, prefix string, items []T) error {
 	for i, it := range items {
 		b, err := q.cfg.ser.Serialize(it)
 		if err != nil {
-			return fmt.Errorf("queue: serializing item %d for %s: %w", i, q.cfg.path, err)
+			return fmt.Errorf("queue %s: serializing item %d: %w", q.cfg.path, i, err)
 		}
 		raw[i] = b
 	}

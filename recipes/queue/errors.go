@@ -2,7 +2,6 @@ package queue
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/gocurator/curator/framework"
 )
@@ -11,17 +10,24 @@ import (
 var (
 	// ErrEmpty is returned by Simple's Peek and Poll when the queue has no
 	// item: Curator's null and NoSuchElementException.
-	ErrEmpty = errors.New("queue: empty")
+	ErrEmpty = errors.New("queue is empty")
 	// ErrNotStarted is returned by a queue's calls before Start.
-	ErrNotStarted = errors.New("queue: not started")
+	ErrNotStarted = errors.New("queue not started")
 	// ErrClosed is returned by a queue's calls after Close (or after the
 	// context given to Start ended), and by Start after Close. It wraps
 	// framework.ErrClosed.
-	ErrClosed = fmt.Errorf("queue: closed: %w", framework.ErrClosed)
+	ErrClosed error = closedError{}
 	// ErrAlreadyStarted is returned by a second Start.
-	ErrAlreadyStarted = errors.New("queue: already started")
+	ErrAlreadyStarted = errors.New("queue already started")
 	// ErrInvalidArg reports bad input (a bad path or id, a nil serializer, a
 	// negative count), returned before any request is sent. It is
 	// framework.ErrInvalidArg.
 	ErrInvalidArg = framework.ErrInvalidArg
 )
+
+// closedError is ErrClosed: "queue is closed", which errors.Is also matches
+// against framework.ErrClosed.
+type closedError struct{}
+
+func (closedError) Error() string        { return "queue is closed" }
+func (closedError) Is(target error) bool { return target == framework.ErrClosed }

@@ -18,7 +18,7 @@ const (
 
 // errCorrupt marks a node that is not in the format, or whose items the
 // Serializer refused.
-var errCorrupt = errors.New("queue: corrupt item node")
+var errCorrupt = errors.New("corrupt item node")
 
 // encodeItems returns the node data holding items, in order.
 func encodeItems(items [][]byte) []byte {

@@ -125,7 +125,7 @@ func (s *Simple) first(ctx context.Context, names []string, remove bool) ([]byte
 		case errors.As(err, &te):
 			continue // another taker removed it
 		case errors.Is(err, framework.ErrOutcomeUnknown):
-			return data, fmt.Errorf("queue: simple queue %s: taking %s: %w", s.path, name, err)
+			return data, fmt.Errorf("simple queue %s: taking %s: %w", s.path, name, err)
 		case err != nil:
 			return nil, err
 		}

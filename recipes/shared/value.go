@@ -14,9 +14,28 @@ import (
 	"github.com/gocurator/curator/retry"
 )
 
-// ErrNotStarted is returned by a Value's calls before Start (or after
-// Close): Curator's "not started".
-var ErrNotStarted = errors.New("shared: not started")
+var (
+	// ErrNotStarted is returned by a Value's (or Count's) calls before
+	// Start: Curator's "not started".
+	ErrNotStarted = errors.New("shared: not started")
+
+	// ErrAlreadyStarted is returned by a second Start.
+	ErrAlreadyStarted = errors.New("shared: already started")
+
+	// ErrClosed is returned by a Value's calls after Close (or after the
+	// context given to Start ended, or a Start that failed), and by Start
+	// after Close. errors.Is also matches it with framework.ErrClosed, the
+	// library's one sign of "closed".
+	ErrClosed error = closedError("shared: closed")
+)
+
+// closedError is ErrClosed's type: its own text, and errors.Is matches
+// framework.ErrClosed too.
+type closedError string
+
+func (e closedError) Error() string { return string(e) }
+
+func (e closedError) Is(target error) bool { return target == framework.ErrClosed }
 
 // Versioned is a value with the node version it was read at; TrySet takes
 // it to set the value only if nobody has set it since.
@@ -34,14 +53,25 @@ type Value struct {
 
 	listeners *delivery.Container[[]byte]
 
-	mu      sync.Mutex
-	cur     Versioned[[]byte]
-	mzxid   int64 // of the value held: orders reads, across a delete and re-create too
-	started bool
-	closed  bool
-	stop    context.CancelFunc
-	done    chan struct{} // closed when the watcher returns
+	mu        sync.Mutex
+	cur       Versioned[[]byte]
+	mzxid     int64 // of the value held: orders reads, across a delete and re-create too
+	state     runState
+	stop      context.CancelFunc
+	stopAfter func() bool   // unregisters the Close that Start's context's end calls
+	done      chan struct{} // closed when the watcher returns
+	closing   bool          // Close has begun
+	closed    chan struct{} // closed when the first Close has finished
 }
+
+type runState int
+
+const (
+	created  runState = iota
+	starting          // Start is reading the node
+	running           // the watcher runs
+	closed            // Close has begun, Start failed, or Start's context ended
+)
 
 // NewValue returns a Value for the node at path, created with seed if it
 // does not exist when the Value starts.
@@ -53,39 +83,60 @@ func NewValue(client *framework.Client, path string, seed []byte) (*Value, error
 		return nil, fmt.Errorf("%w: shared value path %q: %w", framework.ErrInvalidArg, path, err)
 	}
 	return &Value{client: client, path: path, seed: bytes.Clone(seed),
-		listeners: delivery.NewContainer[[]byte](delivery.DefaultLimit, nil)}, nil
+		listeners: delivery.NewContainer[[]byte](delivery.DefaultLimit, nil), closed: make(chan struct{})}, nil
 }
 
 // Start creates the node with the seed if it is missing (with container
 // parents, as Curator's creatingParentContainersIfNeeded), reads it, and
-// starts watching it. It fails if the node cannot be read.
+// starts watching it; as Curator's start, it returns once the node has been
+// read, or with the error that kept it from being read, which leaves the
+// Value closed. ctx is the Value's lifetime (docs/lifecycle.md): it bounds
+// that read, and when it ends the Value closes as Close does, so pass the
+// context the application runs under, not a timeout. A Value starts once;
+// Start after Close returns ErrClosed.
 func (v *Value) Start(ctx context.Context) error {
 	v.mu.Lock()
-	if v.started || v.closed {
+	switch v.state {
+	case starting, running:
 		v.mu.Unlock()
-		return fmt.Errorf("%w: shared value %s already started or closed", framework.ErrInvalidArg, v.path)
+		return fmt.Errorf("%w: shared value %s", ErrAlreadyStarted, v.path)
+	case closed:
+		v.mu.Unlock()
+		return fmt.Errorf("%w: shared value %s was closed before Start", ErrClosed, v.path)
 	}
-	v.started = true
+	v.state = starting
 	v.mu.Unlock()
-	_, err := v.client.Create(ctx, v.path, v.seed, framework.WithContainerParents())
-	if err != nil && !errors.Is(err, framework.ErrNodeExists) {
-		return err
-	}
-	data, stat, w, err := v.client.GetW(ctx, v.path)
+	data, stat, w, err := v.load(ctx)
 	if err != nil {
+		v.mu.Lock()
+		if v.state == starting {
+			v.state = closed // a failed Start is final
+		}
+		v.mu.Unlock()
+		v.Close()
 		return err
 	}
 	v.update(stat, data)
-	wctx, cancel := context.WithCancel(context.Background())
+	wctx, cancel := context.WithCancel(ctx)
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.closed { // Close came while Start was reading: start nothing
+	if v.state != starting { // Close came while Start was reading: start nothing
 		cancel()
-		return fmt.Errorf("%w: shared value %s closed while starting", ErrNotStarted, v.path)
+		return fmt.Errorf("%w: shared value %s closed while starting", ErrClosed, v.path)
 	}
-	v.stop, v.done = cancel, make(chan struct{})
+	v.state, v.stop, v.done = running, cancel, make(chan struct{})
 	go v.watch(wctx, w)
+	v.stopAfter = context.AfterFunc(ctx, func() { _ = v.Close() })
 	return nil
+}
+
+// load creates the node if it is missing, and reads it with a watch.
+func (v *Value) load(ctx context.Context) ([]byte, *framework.Stat, framework.Watch, error) {
+	_, err := v.client.Create(ctx, v.path, v.seed, framework.WithContainerParents())
+	if err != nil && !errors.Is(err, framework.ErrNodeExists) {
+		return nil, nil, framework.Watch{}, err
+	}
+	return v.client.GetW(ctx, v.path)
 }
 
 // Get returns the value as last seen, with its version.
@@ -203,31 +254,48 @@ func (v *Value) AddListener(fn func(value []byte)) (remove func()) {
 }
 
 // Close stops watching and the listeners' goroutine; the node stays.
+// Close is idempotent (a later call waits for the first to finish and
+// returns nil), and a Value closed before Start never starts. It must not
+// be called from a listener.
 func (v *Value) Close() error {
 	v.mu.Lock()
-	if v.closed {
-		v.mu.Unlock()
+	first := !v.closing
+	v.closing, v.state = true, closed
+	stop, stopAfter, done := v.stop, v.stopAfter, v.done
+	v.mu.Unlock()
+	if !first {
+		<-v.closed
 		return nil
 	}
-	v.closed = true
-	stop, done := v.stop, v.done
-	v.mu.Unlock()
+	if stopAfter != nil {
+		stopAfter()
+	}
 	if stop != nil {
 		stop()
 		<-done
 	}
 	v.listeners.Close()
+	close(v.closed)
 	return nil
 }
 
-// check returns ErrNotStarted unless the Value runs.
+// check returns ErrNotStarted before Start and ErrClosed after Close, and
+// nil while the Value runs.
 func (v *Value) check() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.started || v.closed || v.stop == nil {
+	switch {
+	case v.state == created || v.state == starting:
 		return fmt.Errorf("%w: shared value %s", ErrNotStarted, v.path)
+	case v.state == closed || v.done == nil:
+		return fmt.Errorf("%w: shared value %s", ErrClosed, v.path)
 	}
-	return nil
+	select {
+	case <-v.done: // Start's context ended; Close is under way
+		return fmt.Errorf("%w: shared value %s", ErrClosed, v.path)
+	default:
+		return nil
+	}
 }
 
 // update records a value read or set with stat, and tells the listeners,

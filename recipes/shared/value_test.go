@@ -21,7 +21,7 @@ func values(t *testing.T, path string, seed []byte, cs ...*framework.Client) []*
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := v.Start(ctxT(t)); err != nil {
+		if err := v.Start(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { v.Close() })
@@ -164,7 +164,7 @@ func TestCountIncrementsAddUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := cnt.Start(ctx); err != nil {
+		if err := cnt.Start(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cnt.Close() })
@@ -221,7 +221,7 @@ func TestSharedBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	cnt, _ := shared.NewCount(c, "/notcount", 0)
-	if err := cnt.Start(ctx); !errors.Is(err, framework.ErrInvalidArg) {
+	if err := cnt.Start(t.Context()); !errors.Is(err, framework.ErrInvalidArg) {
 		t.Errorf("Count.Start on a 3-byte node: %v, want ErrInvalidArg", err)
 	}
 }
@@ -233,7 +233,7 @@ func TestCountTrySetRefusesANodeThatIsNotACount(t *testing.T) {
 	c := clients(t, 1)[0]
 	ctx := ctxT(t)
 	cnt, _ := shared.NewCount(c, "/count", 0)
-	if err := cnt.Start(ctx); err != nil {
+	if err := cnt.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	defer cnt.Close()

@@ -2,8 +2,8 @@
 // one JSON line per workload, in the Go harness's format.
 //
 // Usage: CuratorBench <connect> <workload> <durationMs> [herdWaiters | failovers selector|latch | threads]
-// (workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover, counter, atomic, queue, or
-// many-locks-<clients> with its number of threads)
+// (workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover, counter, atomic, atomic-promoted,
+// queue, or many-locks-<clients> with its number of threads)
 // (and CuratorBench <connect> failover-worker <selector|latch> <path>: the failover's second JVM;
 // CuratorBench <connect> propagation-subscribers: the propagation workload's CuratorCache subscribers)
 import java.io.InputStream;
@@ -26,6 +26,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.atomic.AtomicValue;
 import org.apache.curator.framework.recipes.atomic.DistributedAtomicLong;
+import org.apache.curator.framework.recipes.atomic.PromotedToLock;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
@@ -72,7 +73,8 @@ public class CuratorBench {
             case "rwlock": contention(workload, 8, duration, base, "rwlock", 1); break;
             case "herd": herd(Integer.parseInt(a[3]), base + "-" + a[3]); break;
             case "counter": counter(workload, 8, duration, base); break;
-            case "atomic": atomic(workload, 8, duration, base); break;
+            case "atomic": atomic(workload, 8, duration, base, false); break;
+            case "atomic-promoted": atomic("atomic", 8, duration, base, true); break;
             case "queue": queue(workload, duration, base); break;
             case "failover": new Failover(a[4], base + "-" + a[4]).run(Integer.parseInt(a[3])); break;
             default:
@@ -157,7 +159,7 @@ public class CuratorBench {
         if (failures.get() > 0) System.exit(1);
     }
 
-    // manyLocks runs the Go harness's many-locks workload (cmd/bench/manylocks.go): threads threads over clients
+    // manyLocks runs the Go harness's many-locks workload (cmd/bench/internal/harness/manylocks.go): threads threads over clients
     // CuratorFrameworks (thread i on client i mod clients), each looping acquire and release of an InterProcessMutex of
     // its own, never contended. It warms up (bench.warmupMs, unrecorded) and then measures, with the same clients and
     // mutexes.
@@ -369,25 +371,30 @@ public class CuratorBench {
 
     // atomic runs n clients, each with its own DistributedAtomicLong of path, that increment() it until the
     // increment succeeds, as the Go harness's atomic workload (cmd/bench/atomic.go): optimistic tries only,
-    // under RetryNTimes(1000, 0), again at once after a conflict. A conflict is a try beyond an increment's
-    // first. It warms up (bench.warmupMs, unrecorded) and then measures, with the same clients.
-    static void atomic(String workload, int n, long durationMs, String path) throws Exception {
+    // under RetryNTimes(1000, 0), again at once after a conflict; or, promoted, two optimistic tries
+    // (RetryNTimes(1, 0)) and then tries under an InterProcessMutex at path-lock (PromotedToLock, RetryNTimes(1000, 0)),
+    // the "curator-promoted" row. A conflict is a try beyond an increment's first. It warms up (bench.warmupMs,
+    // unrecorded) and then measures, with the same clients.
+    static void atomic(String workload, int n, long durationMs, String path, boolean promoted) throws Exception {
         List<CuratorFramework> clients = new ArrayList<>();
         List<DistributedAtomicLong> longs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             CuratorFramework c = client();
             clients.add(c);
-            longs.add(new DistributedAtomicLong(c, path, new RetryNTimes(1000, 0)));
+            longs.add(promoted
+                ? new DistributedAtomicLong(c, path, new RetryNTimes(1, 0),
+                    PromotedToLock.builder().lockPath(path + "-lock").retryPolicy(new RetryNTimes(1000, 0)).build())
+                : new DistributedAtomicLong(c, path, new RetryNTimes(1000, 0)));
         }
         longs.get(0).initialize(0L);
         long warmupMs = Long.getLong("bench.warmupMs", 0L);
-        if (warmupMs > 0) atomicIncrements(clients.get(0), longs, workload, warmupMs, path, false);
-        atomicIncrements(clients.get(0), longs, workload, durationMs, path, true);
+        if (warmupMs > 0) atomicIncrements(clients.get(0), longs, workload, warmupMs, path, false, promoted);
+        atomicIncrements(clients.get(0), longs, workload, durationMs, path, true, promoted);
         for (CuratorFramework c : clients) c.close();
     }
 
-    static void atomicIncrements(CuratorFramework reader, List<DistributedAtomicLong> longs, String workload, long durationMs, String path, boolean report) throws Exception {
-        AtomicLong cycles = new AtomicLong(), conflicts = new AtomicLong(), failures = new AtomicLong();
+    static void atomicIncrements(CuratorFramework reader, List<DistributedAtomicLong> longs, String workload, long durationMs, String path, boolean report, boolean promoted) throws Exception {
+        AtomicLong cycles = new AtomicLong(), conflicts = new AtomicLong(), failures = new AtomicLong(), promotedIncs = new AtomicLong(), lockTries = new AtomicLong(), promotedMs = new AtomicLong();
         long before = readLong(reader, path);
         long srv0 = received();
         long start = System.nanoTime(), stop = start + durationMs * 1_000_000L;
@@ -396,11 +403,21 @@ public class CuratorBench {
             Thread t = new Thread(() -> {
                 try {
                     while (System.nanoTime() < stop) {
+                        long underLock = 0, inPromotion = 0;
+                        boolean wasPromoted = false;
                         while (true) {
                             AtomicValue<Long> v = l.increment();
-                            conflicts.addAndGet(v.getStats().getOptimisticTries() - 1);
+                            conflicts.addAndGet(v.getStats().getOptimisticTries() + v.getStats().getPromotedLockTries() - 1);
+                            underLock += v.getStats().getPromotedLockTries();
+                            inPromotion += v.getStats().getPromotedTimeMs();
+                            wasPromoted |= v.getStats().getPromotedLockTries() > 0 || v.getStats().getPromotedTimeMs() > 0;
                             if (v.succeeded()) break;
                             conflicts.incrementAndGet();
+                        }
+                        lockTries.addAndGet(underLock);
+                        if (wasPromoted) {
+                            promotedIncs.incrementAndGet();
+                            promotedMs.addAndGet(inPromotion);
                         }
                         cycles.incrementAndGet();
                     }
@@ -418,11 +435,16 @@ public class CuratorBench {
         long after = readLong(reader, path);
         if (!report) return;
         long n = cycles.get(), violations = Math.abs(before + n - after);
-        System.out.printf("{\"impl\":\"curator\",\"workload\":\"%s\",\"clients\":%d,\"cycles\":%d,\"seconds\":%.3f,\"cycles_per_sec\":%.1f,"
-                + "\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"conflicts_per_cycle\":%.4f,\"violations\":%d,"
-                + "\"notes\":\"DistributedAtomicLong.increment, RetryNTimes(1000, 0); client-side requests not counted for Java%s%s\"}%n",
-            workload, longs.size(), n, secs, n / secs, (double) srv / Math.max(1, n), (double) conflicts.get() / Math.max(1, n), violations,
-            violations == 0 ? "" : "; the count went from " + before + " to " + after + " in " + n + " increments",
+        String how = promoted
+            ? "DistributedAtomicLong.increment, RetryNTimes(1, 0), PromotedToLock with RetryNTimes(1000, 0)"
+            : "DistributedAtomicLong.increment, RetryNTimes(1000, 0)";
+        System.out.printf("{\"impl\":\"%s\",\"workload\":\"%s\",\"clients\":%d,\"cycles\":%d,\"seconds\":%.3f,\"cycles_per_sec\":%.1f,"
+                + "\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"conflicts_per_cycle\":%.4f,"
+                + "\"promoted_per_cycle\":%.4f,\"lock_tries_per_cycle\":%.4f,\"promoted_ms\":%.3f,\"violations\":%d,"
+                + "\"notes\":\"%s; client-side requests not counted for Java%s%s\"}%n",
+            promoted ? "curator-promoted" : "curator", workload, longs.size(), n, secs, n / secs, (double) srv / Math.max(1, n), (double) conflicts.get() / Math.max(1, n),
+            (double) promotedIncs.get() / Math.max(1, n), (double) lockTries.get() / Math.max(1, n), (double) promotedMs.get() / Math.max(1, promotedIncs.get()), violations,
+            how, violations == 0 ? "" : "; the count went from " + before + " to " + after + " in " + n + " increments",
             failures.get() == 0 ? "" : "; " + failures.get() + " of " + longs.size() + " clients failed (stack traces on stderr)");
         if (failures.get() > 0) System.exit(1);
     }

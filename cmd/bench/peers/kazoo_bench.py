@@ -402,7 +402,7 @@ def propagation_subscribers(connect, kind):
 
 
 def many_locks(connect, workload, n_clients, n_threads, duration):
-    """The Go harness's many-locks workload (cmd/bench/manylocks.go): n_threads
+    """The Go harness's many-locks workload (cmd/bench/internal/harness/manylocks.go): n_threads
     threads over n_clients clients (thread i on client i mod n_clients), each
     looping acquire and release of a Lock of its own, never contended."""
     clients = [client(connect) for _ in range(n_clients)]

@@ -35,6 +35,9 @@ const (
 	// is never passed on: a command that logs its environment would show
 	// the password.
 	EnvDigest = "GOCURATOR_DIGEST"
+	// EnvDigestFile names a file holding them. It is not passed on
+	// either: the command has no use for gocurator's credentials.
+	EnvDigestFile = "GOCURATOR_DIGEST_FILE"
 )
 
 // Hold is a hold a command runs under.
@@ -56,7 +59,7 @@ type Hold struct {
 }
 
 // Env returns base (in os.Environ's form) with the hold's variables set,
-// replacing any that base had, and without EnvDigest: so the command can
+// replacing any that base had, and without EnvDigest and EnvDigestFile: so the command can
 // reach the hold's server as gocurator did (the connection's settings from
 // flags replace the variables they overrode).
 func (h Hold) Env(base []string) []string {
@@ -75,7 +78,7 @@ func (h Hold) Env(base []string) []string {
 	env := make([]string, 0, len(base)+len(set))
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
-		if name != EnvDigest && !ours(name, set) {
+		if name != EnvDigest && name != EnvDigestFile && !ours(name, set) {
 			env = append(env, kv)
 		}
 	}

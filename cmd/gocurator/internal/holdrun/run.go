@@ -19,8 +19,12 @@ var (
 	ErrCannotRun = errors.New("command cannot be run")
 )
 
-// Lookup finds argv's command as a shell would (in $PATH unless its name
-// has a slash) and returns it ready to run with the supervisor's standard
+// Lookup finds argv's command in $PATH unless its name has a slash, as a
+// shell would, but refuses one found through a relative $PATH entry ("."
+// or an empty entry, the current directory), as os/exec does: whoever can
+// write to the directory gocurator runs in would choose what runs under the
+// lock. The error then wraps ErrCannotRun and exec.ErrDot; "./cmd" runs
+// it. It returns the command ready to run with the supervisor's standard
 // files and environment.
 func Lookup(argv []string) (supervise.Command, error) {
 	if len(argv) == 0 || argv[0] == "" {
@@ -29,7 +33,8 @@ func Lookup(argv []string) (supervise.Command, error) {
 	path, err := exec.LookPath(argv[0])
 	switch {
 	case errors.Is(err, exec.ErrDot):
-		err = nil // found through a relative $PATH entry ("." or ""): run it as a shell would
+		return supervise.Command{}, fmt.Errorf("%w: %s is in the current directory, found through a relative $PATH entry; run it as ./%s: %w",
+			ErrCannotRun, argv[0], argv[0], exec.ErrDot)
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return supervise.Command{}, fmt.Errorf("%w: %s", ErrNotFound, argv[0])
 	case err != nil:

@@ -32,6 +32,14 @@ func TestQueueOrderAndStates(t *testing.T) {
 			[]string{"stray", "_c_a-latch-0000000007"},
 			[]string{"_c_a-latch-0000000007", "stray"},
 			[]State{Holds, Unknown}},
+		{"crafted names sort after the participants, and neither hold nor block, as the recipes decide",
+			[]string{"x-lock-", "_c_b-lock-0000000002", "x-lock--1", "!", "_c_a-lock-0000000001"},
+			[]string{"_c_a-lock-0000000001", "_c_b-lock-0000000002", "x-lock-", "!", "x-lock--1"},
+			[]State{Holds, Waits, Unknown, Unknown, Unknown}},
+		{"a crafted write node does not keep readers out",
+			[]string{"x-__WRIT__", "_c_r-__READ__0000000003"},
+			[]string{"_c_r-__READ__0000000003", "x-__WRIT__"},
+			[]State{Holds, Unknown}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			order := sortBySequence(tc.nodes)

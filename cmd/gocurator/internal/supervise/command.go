@@ -3,6 +3,7 @@ package supervise
 import (
 	"errors"
 	"os"
+	"syscall"
 )
 
 // ErrUnsupported is Start's error on systems without process groups: it
@@ -21,4 +22,10 @@ type Command struct {
 	// Stdin, Stdout and Stderr are the command's standard files; nil
 	// means the supervisor's own.
 	Stdin, Stdout, Stderr *os.File
+	// DefaultSignals are signals the supervisor ignores that the command
+	// starts with at their default action instead. An ignored signal stays
+	// ignored across exec, so without this a command would inherit what
+	// the supervisor ignores for itself (gocurator's job-control signals).
+	// Signals not listed keep the disposition the command inherits.
+	DefaultSignals []syscall.Signal
 }

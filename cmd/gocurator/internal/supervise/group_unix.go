@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -47,7 +48,7 @@ func Start(cmd Command) (*Group, error) {
 		Files: []uintptr{fd(cmd.Stdin, os.Stdin), fd(cmd.Stdout, os.Stdout), fd(cmd.Stderr, os.Stderr)},
 		Sys:   procAttr(),
 	}
-	pid, err := syscall.ForkExec(cmd.Path, cmd.Args, attr)
+	pid, err := forkExecWithDefaults(cmd.Path, cmd.Args, attr, cmd.DefaultSignals)
 	if err != nil {
 		signal.Stop(chld)
 		return nil, &os.PathError{Op: "fork/exec", Path: cmd.Path, Err: err}
@@ -55,6 +56,37 @@ func Start(cmd Command) (*Group, error) {
 	g := &Group{pgid: pid, exited: make(chan struct{}), empty: make(chan struct{})}
 	go g.watch(chld)
 	return g, nil
+}
+
+// dispositions serializes the changes forkExecWithDefaults makes to the
+// process's signal dispositions, which are the whole process's.
+var dispositions sync.Mutex
+
+// forkExecWithDefaults is syscall.ForkExec with the signals in defaults
+// that this process ignores at their default action in the child. An
+// ignored signal stays ignored across exec, a handled one is reset: the
+// Go runtime resets the signals it handles in the forked child before the
+// exec. So for the fork they are handled (caught and dropped: they still
+// do not stop this process), and ignored again once it is done.
+func forkExecWithDefaults(path string, args []string, attr *syscall.ProcAttr, defaults []syscall.Signal) (int, error) {
+	if len(defaults) == 0 {
+		return syscall.ForkExec(path, args, attr)
+	}
+	dispositions.Lock()
+	defer dispositions.Unlock()
+	var reset []os.Signal
+	for _, s := range defaults {
+		if signal.Ignored(s) {
+			reset = append(reset, s)
+		}
+	}
+	if len(reset) == 0 {
+		return syscall.ForkExec(path, args, attr)
+	}
+	drop := make(chan os.Signal, 1)
+	signal.Notify(drop, reset...)
+	defer signal.Ignore(reset...) // also ends the Notify
+	return syscall.ForkExec(path, args, attr)
 }
 
 func fd(f, otherwise *os.File) uintptr {
