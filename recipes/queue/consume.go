@@ -214,8 +214,8 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (bool, error) {
 	c := q.cfg.client
 	lock, item := framework.JoinPath(q.cfg.lockPath, name), framework.JoinPath(q.cfg.path, name)
 	_, changed := c.StateChanged()
-	session := c.SessionID()
-	if ok, err := q.lock(ctx, item, lock, session); !ok || err != nil {
+	session, ok, err := q.lock(ctx, item, lock, c.SessionID())
+	if !ok || err != nil {
 		return false, err
 	}
 	data, _, err := c.Get(ctx, item)
@@ -251,37 +251,45 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (bool, error) {
 }
 
 // lock creates an item's lock node, if the item is still there. It reports
-// false if the item is gone or another consumer has it.
-func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (bool, error) {
+// false if the item is gone or another consumer has it. session is the
+// client's session before the create; owner is the one that owns the lock
+// node: a create sent while the client reconnected after session was lost
+// is made under the next session.
+func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (owner int64, ok bool, err error) {
 	c := q.cfg.client
 	// Not ctx: a create in flight when ctx ended could leave the node.
 	sctx, cancel := q.settleContext(ctx)
 	defer cancel()
-	_, err := c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
+	_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
 	var te *framework.TxnError
 	if errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode) {
 		// The lock path is gone (deleted by hand?): make it again, as
 		// Start did, and try once more.
 		q.log.Warn("queue: the lock path does not exist; creating it", "lock path", q.cfg.lockPath)
 		if _, err := c.Create(sctx, q.cfg.lockPath, nil, framework.WithContainerParents()); err != nil && !errors.Is(err, framework.ErrNodeExists) {
-			return false, err
+			return 0, false, err
 		}
 		_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
 	}
 	switch {
+	case err == nil && c.SessionID() == session:
+		return session, true, nil
 	case err == nil:
-		return true, nil
+		// The session changed around the create: ask the node whose it
+		// is, or settle and unlock would leave it behind as a lost
+		// session's (which went with it) while the next one keeps it.
 	case errors.As(err, &te):
-		return false, nil // the item is gone, or the lock is another's
+		return 0, false, nil // the item is gone, or the lock is another's
 	case !errors.Is(err, framework.ErrOutcomeUnknown):
-		return false, err
+		return 0, false, err
 	}
-	// A lost reply: the lock node is ours if our session made it.
+	// A lost reply, or a new session: the lock node is ours if our
+	// current session owns it (a lost one's went with it).
 	_, stat, err := c.Exists(sctx, lock)
-	if err != nil || stat == nil || stat.EphemeralOwner != session || c.SessionID() != session {
-		return false, err
+	if err != nil || stat == nil || stat.EphemeralOwner != c.SessionID() {
+		return 0, false, err
 	}
-	return true, nil
+	return stat.EphemeralOwner, true, nil
 }
 
 // settle removes a taken item and its lock node in one transaction, with

@@ -11,6 +11,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/retry"
 )
 
 var (
@@ -161,7 +162,11 @@ func (v *Value) Set(ctx context.Context, value []byte) error {
 // TrySet sets the value only if prev is still the value: it returns false,
 // and reads the value again, if another participant set it since prev was
 // read (or if prev is not the value this Value last saw), as Curator's
-// trySetValue.
+// trySetValue. If the write's reply is lost (the connection dropped) and
+// the node cannot tell whether it was applied, TrySet returns an error
+// wrapping framework.ErrOutcomeUnknown, never false: Curator retries the
+// write, which then finds the version moved on by its own first attempt,
+// and reports a refusal for a value it set.
 func (v *Value) TrySet(ctx context.Context, prev Versioned[[]byte], value []byte) (bool, error) {
 	if err := v.check(); err != nil {
 		return false, err
@@ -169,15 +174,72 @@ func (v *Value) TrySet(ctx context.Context, prev Versioned[[]byte], value []byte
 	if cur := v.Get(); cur.Version != prev.Version || !bytes.Equal(cur.Value, prev.Value) {
 		return false, nil
 	}
-	stat, err := v.client.Set(ctx, v.path, value, prev.Version)
+	// One attempt, without the client's retries (see retry.Do on nested
+	// loops): a retry after a lost reply would be refused if the first was
+	// applied. A write whose reply was lost goes to settle.
+	var stat *framework.Stat
+	err := retry.Do(ctx, nil, func(ctx context.Context) error {
+		var err error
+		stat, err = v.client.Set(ctx, v.path, value, prev.Version)
+		return err
+	})
 	switch {
 	case err == nil:
 		v.update(stat, value)
 		return true, nil
 	case errors.Is(err, framework.ErrBadVersion):
 		return false, v.read(ctx)
+	case refused(err):
+		return false, err
 	}
-	return false, err
+	return v.settle(ctx, prev.Version, value, err)
+}
+
+// settle finds out what became of a set at version whose reply was lost
+// (lost is the error it ended with). It sends the same set again, with the
+// client's retries: of the sets at one version at most one succeeds, so if
+// this one does, the first was not applied, and the value was set once. If
+// it is refused, the node says whose set won where it can: one that moved
+// the node on by one version with other bytes than ours was another
+// participant's.
+func (v *Value) settle(ctx context.Context, version int32, value []byte, lost error) (bool, error) {
+	unknown := func(cause error) (bool, error) {
+		if ctx.Err() == nil {
+			_ = v.read(ctx) // the next TrySet starts from the node as it is
+		}
+		return false, fmt.Errorf("shared value %s: the set may or may not have been applied: %w: %w", v.path, framework.ErrOutcomeUnknown, cause)
+	}
+	if ctx.Err() != nil {
+		return unknown(lost)
+	}
+	stat, err := v.client.Set(ctx, v.path, value, version)
+	switch {
+	case err == nil:
+		v.update(stat, value)
+		return true, nil
+	case !errors.Is(err, framework.ErrBadVersion):
+		return unknown(errors.Join(lost, err))
+	}
+	data, stat, err := v.client.Get(ctx, v.path)
+	if err != nil {
+		return unknown(errors.Join(lost, err))
+	}
+	if stat.Version == version+1 && !bytes.Equal(data, value) {
+		v.update(stat, data)
+		return false, nil // the set at our version was another's
+	}
+	return unknown(lost)
+}
+
+// refused reports whether err says a set was not applied, or failed before
+// it was sent: anything but a lost reply.
+func refused(err error) bool {
+	for _, e := range []error{framework.ErrNoNode, framework.ErrNoAuth, framework.ErrInvalidArg, framework.ErrInvalidPath, framework.ErrNotStarted, ErrNotStarted} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // AddListener calls fn with every new value the Value sees, in order, on a
