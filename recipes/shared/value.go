@@ -52,6 +52,7 @@ type Value struct {
 	seed   []byte
 
 	listeners *delivery.Container[[]byte]
+	report    report
 
 	mu        sync.Mutex
 	cur       Versioned[[]byte]
@@ -75,15 +76,25 @@ const (
 
 // NewValue returns a Value for the node at path, created with seed if it
 // does not exist when the Value starts.
-func NewValue(client *framework.Client, path string, seed []byte) (*Value, error) {
+func NewValue(client *framework.Client, path string, seed []byte, opts ...Option) (*Value, error) {
+	return newValue(client, path, seed, "value", opts)
+}
+
+// newValue is NewValue for the recipe named recipe in the hooks' events.
+func newValue(client *framework.Client, path string, seed []byte, recipe string, opts []Option) (*Value, error) {
 	if client == nil {
 		return nil, fmt.Errorf("%w: nil client", framework.ErrInvalidArg)
 	}
 	if err := framework.ValidatePath(path, false); err != nil || path == "/" {
 		return nil, fmt.Errorf("%w: shared value path %q: %w", framework.ErrInvalidArg, path, err)
 	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	return &Value{client: client, path: path, seed: bytes.Clone(seed),
-		listeners: delivery.NewContainer[[]byte](delivery.DefaultLimit, nil), closed: make(chan struct{})}, nil
+		listeners: delivery.NewContainer[[]byte](delivery.DefaultLimit, nil), closed: make(chan struct{}),
+		report: report{hooks: client.Hooks(), recipe: recipe, label: o.label, path: path}}, nil
 }
 
 // Start creates the node with the seed if it is missing (with container
@@ -171,7 +182,11 @@ func (v *Value) TrySet(ctx context.Context, prev Versioned[[]byte], value []byte
 	if err := v.check(); err != nil {
 		return false, err
 	}
+	if err := ctx.Err(); err != nil {
+		return false, err // nothing sent
+	}
 	if cur := v.Get(); cur.Version != prev.Version || !bytes.Equal(cur.Value, prev.Value) {
+		v.report.trySet(true)
 		return false, nil
 	}
 	// One attempt, without the client's retries (see retry.Do on nested
@@ -186,8 +201,10 @@ func (v *Value) TrySet(ctx context.Context, prev Versioned[[]byte], value []byte
 	switch {
 	case err == nil:
 		v.update(stat, value)
+		v.report.trySet(false)
 		return true, nil
 	case errors.Is(err, framework.ErrBadVersion):
+		v.report.trySet(true)
 		return false, v.read(ctx)
 	case refused(err):
 		return false, err
@@ -216,6 +233,7 @@ func (v *Value) settle(ctx context.Context, version int32, value []byte, lost er
 	switch {
 	case err == nil:
 		v.update(stat, value)
+		v.report.trySet(false)
 		return true, nil
 	case !errors.Is(err, framework.ErrBadVersion):
 		return unknown(errors.Join(lost, err))
@@ -226,6 +244,7 @@ func (v *Value) settle(ctx context.Context, version int32, value []byte, lost er
 	}
 	if stat.Version == version+1 && !bytes.Equal(data, value) {
 		v.update(stat, data)
+		v.report.trySet(true)
 		return false, nil // the set at our version was another's
 	}
 	return unknown(lost)
