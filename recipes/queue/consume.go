@@ -1,7 +1,9 @@
 package queue
 
 import (
+	"bytes"
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -215,7 +217,7 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (bool, error) {
 	lock, item := framework.JoinPath(q.cfg.lockPath, name), framework.JoinPath(q.cfg.path, name)
 	_, changed := c.StateChanged()
 	session := c.SessionID()
-	if ok, err := q.lock(ctx, item, lock, session); !ok || err != nil {
+	if ok, err := q.lock(ctx, item, lock, lockToken(), session); !ok || err != nil {
 		return false, err
 	}
 	data, _, err := c.Get(ctx, item)
@@ -250,14 +252,14 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (bool, error) {
 	return true, nil
 }
 
-// lock creates an item's lock node, if the item is still there. It reports
-// false if the item is gone or another consumer has it.
-func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (bool, error) {
+// lock creates an item's lock node holding token, if the item is still
+// there. It reports false if the item is gone or another consumer has it.
+func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, session int64) (bool, error) {
 	c := q.cfg.client
 	// Not ctx: a create in flight when ctx ended could leave the node.
 	sctx, cancel := q.settleContext(ctx)
 	defer cancel()
-	_, err := c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
+	_, err := c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, token, framework.Ephemeral))
 	var te *framework.TxnError
 	if errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode) {
 		// The lock path is gone (deleted by hand?): make it again, as
@@ -266,7 +268,7 @@ func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (b
 		if _, err := c.Create(sctx, q.cfg.lockPath, nil, framework.WithContainerParents()); err != nil && !errors.Is(err, framework.ErrNodeExists) {
 			return false, err
 		}
-		_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
+		_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, token, framework.Ephemeral))
 	}
 	switch {
 	case err == nil:
@@ -276,12 +278,34 @@ func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (b
 	case !errors.Is(err, framework.ErrOutcomeUnknown):
 		return false, err
 	}
-	// A lost reply: the lock node is ours if our session made it.
-	_, stat, err := c.Exists(sctx, lock)
-	if err != nil || stat == nil || stat.EphemeralOwner != session || c.SessionID() != session {
+	// A lost reply: the lock node is ours if it holds our token.
+	return q.ownsLock(sctx, lock, token, session)
+}
+
+// lockToken returns the data of a new lock node: random, new at each take,
+// so that a consumer tells the lock node it made from one that another
+// consumer made. The session that owns the node cannot tell them apart:
+// every queue on one client, and an IDQueue's Remove beside its own
+// consumer, share it. (A set of the lock names held, per client, would
+// need state shared between a client's queues; the token needs nothing.)
+// Curator never reads a lock node's data (DistributedQueue's
+// processWithLockSafety and DistributedIdQueue's remove, 5.4): Java
+// consumers are not affected.
+func lockToken() []byte { return []byte(crand.Text()) }
+
+// ownsLock reports whether the lock node exists with token as its data,
+// owned by session, which is still the client's: a node this take made
+// (after a lost reply, say), and not another consumer's.
+func (q *core[T]) ownsLock(ctx context.Context, lock string, token []byte, session int64) (bool, error) {
+	c := q.cfg.client
+	data, stat, err := c.Get(ctx, lock)
+	switch {
+	case errors.Is(err, framework.ErrNoNode):
+		return false, nil
+	case err != nil:
 		return false, err
 	}
-	return true, nil
+	return bytes.Equal(data, token) && stat.EphemeralOwner == session && c.SessionID() == session, nil
 }
 
 // settle removes a taken item and its lock node in one transaction, with

@@ -86,6 +86,41 @@ func TestLostLockCreateReply(t *testing.T) {
 	}
 }
 
+// Two lock-safe queues on one client (one session): while the first's
+// consumer holds an item, the reply to the second's lock create for that
+// item is lost, and the retry finds a lock node its session owns. It is the
+// first queue's, not the second's: the second goes on to the next item and
+// never delivers the held one.
+func TestLostLockCreateReplyOnASharedSession(t *testing.T) {
+	recipestest.LeakCheck(t)
+	// The Session policy: the first consumer's lock outlives the dropped
+	// connection, and its context with it.
+	proxy, cut, c, prod := behindProxy(t, framework.WithErrorPolicy(listener.SessionErrorPolicy{}))
+	ctx := ctxT(t)
+	p := startQueue(t, prod, "/q", nil)
+	inside, release := make(chan struct{}), make(chan struct{})
+	startQueue(t, c, "/q", func(_ context.Context, item string) error {
+		close(inside)
+		<-release
+		return nil
+	}, queue.WithLockPath("/locks"))
+	defer close(release)
+	if err := p.Put(ctx, "held"); err != nil {
+		t.Fatal(err)
+	}
+	<-inside
+	if err := p.Put(ctx, "next"); err != nil {
+		t.Fatal(err)
+	}
+	proxy.DropAfter(zkharness.OpMulti) // the second queue's lock create for the held item
+	r := newRecord[string]()
+	startQueue(t, c, "/q", recorder(r), queue.WithLockPath("/locks"))
+	waitCut(t, cut)
+	if got := r.wait(t, 1); got[0] != "next" {
+		t.Fatalf("the second queue consumed %v while the first held the item; want next alone", got)
+	}
+}
+
 // The reply to the item's removal after its Consumer returned is lost:
 // the removal sent again finds the item gone, which is no error; the item
 // is consumed once, and nothing is left.
