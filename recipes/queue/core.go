@@ -96,16 +96,11 @@ func (q *core[T]) start(ctx context.Context) error {
 
 // close stops the consumer, waiting for an item under way to be finished
 // (its Consumer must return once its context ends), and deletes the lock
-// node it holds.
+// node it holds. Every call waits so.
 func (q *core[T]) close() error {
 	q.mu.Lock()
-	if q.state == closed && q.cancel == nil {
-		q.mu.Unlock()
-		return nil
-	}
 	q.state = closed
 	cancel, done := q.cancel, q.done
-	q.cancel = nil
 	q.mu.Unlock()
 	if cancel != nil {
 		cancel()

@@ -221,6 +221,45 @@ func TestQueueCloseLeavesTheItemBeingConsumed(t *testing.T) {
 	}
 }
 
+// Every Close waits for the consumer to stop, not only the first: a second
+// Close, made while the first waits for a Consumer that is slow to return,
+// returns after the Consumer did.
+func TestQueueEveryCloseWaits(t *testing.T) {
+	recipestest.LeakCheck(t)
+	cs := clients(t, 1)
+	ctx := ctxT(t)
+	for round := range 5 {
+		inside, stopping, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		var returned atomic.Bool
+		path := fmt.Sprint("/q", round)
+		q := startQueue(t, cs[0], path, func(ctx context.Context, _ string) error {
+			close(inside)
+			<-ctx.Done()
+			close(stopping)
+			<-release // slow to return
+			returned.Store(true)
+			return ctx.Err()
+		}, queue.WithLockPath(path+"-locks"))
+		if err := q.Put(ctx, "x"); err != nil {
+			t.Fatal(err)
+		}
+		<-inside
+		first := make(chan error, 1)
+		go func() { first <- q.Close() }()
+		<-stopping // the first Close has begun
+		go func() { close(release) }()
+		if err := q.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !returned.Load() {
+			t.Fatalf("round %d: a second Close returned while the Consumer was still running", round)
+		}
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // The context given to Start is the queue's lifetime: when it ends the
 // consumer stops, and Put says the queue is closed.
 func TestQueueStartContextEnds(t *testing.T) {
