@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/goroutine"
 )
 
 // run is the consumer's goroutine: it lists the queue with a watch,
@@ -18,6 +19,9 @@ import (
 // when the queue has changed, until ctx ends.
 func (q *core[T]) run(ctx context.Context) {
 	defer close(q.done)
+	q.mu.Lock()
+	q.runner = goroutine.ID() // for a Close from the Consumer
+	q.mu.Unlock()
 	var failures int
 	var lastErr string
 	foreign := make(map[string]bool)

@@ -221,6 +221,60 @@ func TestQueueCloseLeavesTheItemBeingConsumed(t *testing.T) {
 	}
 }
 
+// A Consumer that closes its own queue at a "poison pill": Close returns
+// (it does not wait for the Consumer calling it), the pill is removed as
+// any item whose Consumer returned nil, nothing after it is delivered, and
+// a Close from outside then returns once the queue's goroutine is done.
+func TestQueueCloseFromTheConsumer(t *testing.T) {
+	recipestest.LeakCheck(t)
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	prod := startQueue(t, cs[0], "/q", nil)
+	for _, it := range []string{"a", "stop", "b"} {
+		if err := prod.Put(ctx, it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := newRecord[string]()
+	closed := make(chan error, 1)
+	var q *queue.Queue[string]
+	q, err := queue.New(cs[1], "/q", queue.String{}, func(_ context.Context, item string) error {
+		r.add(item)
+		if item == "stop" {
+			closed <- q.Close()
+		}
+		return nil
+	}, queue.WithLockPath("/locks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No Close in a cleanup: had the Consumer's Close deadlocked, it would
+	// hang the test instead of failing it.
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close from the Consumer: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Close called from the Consumer never returned")
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.got(); !slices.Equal(got, []string{"a", "stop"}) {
+		t.Fatalf("consumed %v, want a and stop", got)
+	}
+	if kids, locks := children(t, cs[0], "/q"), children(t, cs[0], "/locks"); len(kids) != 1 || len(locks) != 0 {
+		t.Fatalf("after the close: queue %v, locks %v; want b alone in the queue", kids, locks)
+	}
+	if err := q.Put(ctx, "c"); !errors.Is(err, queue.ErrClosed) {
+		t.Fatalf("Put after a Close from the Consumer: %v, want ErrClosed", err)
+	}
+}
+
 // Every Close waits for the consumer to stop, not only the first: a second
 // Close, made while the first waits for a Consumer that is slow to return,
 // returns after the Consumer did.
