@@ -121,6 +121,53 @@ func TestLostLockCreateReplyOnASharedSession(t *testing.T) {
 	}
 }
 
+// A lock-safe consumer that finds an item locked by another consumer takes
+// it once that consumer lets go of it without removing it (here it closes
+// mid-item; it could fail or die), with no other change to the queue: the
+// lock node's deletion, not a new item, wakes it. Whether the lock went
+// before the consumer could watch it or while it watched.
+func TestReleasedItemIsTakenByAnotherConsumer(t *testing.T) {
+	recipestest.LeakCheck(t)
+	for _, when := range []string{"before the watch", "while watched"} {
+		t.Run(when, func(t *testing.T) {
+			proxy, _, cb, ca := behindProxy(t)
+			ctx := ctxT(t)
+			inside := make(chan struct{})
+			a := startQueue(t, ca, "/q", func(ctx context.Context, item string) error {
+				close(inside)
+				<-ctx.Done()
+				return ctx.Err()
+			}, queue.WithLockPath("/locks"))
+			if err := a.Put(ctx, "x"); err != nil {
+				t.Fatal(err)
+			}
+			<-inside // a holds x
+			// b's request that finds x locked, or that watches x's lock
+			// node, is answered only once a has let go of x.
+			held := proxy.HoldReply(zkharness.OpMulti)
+			if when == "while watched" {
+				held = proxy.HoldReply(zkharness.OpExists)
+			}
+			r := newRecord[string]()
+			startQueue(t, cb, "/q", recorder(r), queue.WithLockPath("/locks"))
+			select {
+			case <-held.Arrived():
+			case <-ctx.Done():
+				t.Fatalf("the second consumer never sent the request the proxy holds (%s)", when)
+			}
+			a.Close() // x stays in the queue, its lock node goes
+			if kids, locks := children(t, ca, "/q"), children(t, ca, "/locks"); len(kids) != 1 || len(locks) != 0 {
+				t.Fatalf("after the first consumer closed: queue %v, locks %v; want x alone, unlocked", kids, locks)
+			}
+			held.Deliver()
+			if got := r.wait(t, 1); got[0] != "x" {
+				t.Fatalf("the second consumer consumed %v", got)
+			}
+			waitEmpty(t, ca, "/q", "/locks")
+		})
+	}
+}
+
 // The reply to the item's removal after its Consumer returned is lost:
 // the removal sent again finds the item gone, which is no error; the item
 // is consumed once, and nothing is left.
