@@ -547,8 +547,10 @@ func TestInteropWithCurator(t *testing.T) {
 				}
 			}
 		}
+		// Each consumer starts once every item is in: on a loaded machine
+		// the puts may outlast the first delays, and an item put after
+		// another was consumed would come out of due order.
 		n := len(java.items.got())
-		java.do(t, "consume 7 delay /delay /delay-locks -")
 		prod, _ := queue.NewDelay(c1, "/delay", queue.String{}, nil)
 		if err := prod.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -567,16 +569,12 @@ func TestInteropWithCurator(t *testing.T) {
 			t.Fatal(err)
 		}
 		due["gm0"], due["gm1"] = base+300, base+300
+		java.do(t, "consume 7 delay /delay /delay-locks -")
 		java.items.wait(t, n+len(due))
 		java.do(t, "stop 7")
 		check(t, since(n), due)
 
 		n = len(java.items.got())
-		cons, _ := queue.NewDelay(c2, "/delay", queue.String{}, goConsumer("g7", nil), queue.WithLockPath("/delay-locks"))
-		if err := cons.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		defer cons.Close()
 		due = map[string]int64{}
 		base = time.Now().UnixMilli()
 		for i, ms := range []int64{400, 100, 300, 200, 50} {
@@ -584,6 +582,11 @@ func TestInteropWithCurator(t *testing.T) {
 			due[item] = base + ms
 			java.do(t, "put delay /delay %d %s", due[item], item)
 		}
+		cons, _ := queue.NewDelay(c2, "/delay", queue.String{}, goConsumer("g7", nil), queue.WithLockPath("/delay-locks"))
+		if err := cons.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer cons.Close()
 		java.items.wait(t, n+len(due))
 		check(t, since(n), due)
 	})
