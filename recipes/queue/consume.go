@@ -260,11 +260,35 @@ func (q *core[T]) takePlain(ctx context.Context, name string) (outcome, error) {
 	if err != nil {
 		return missed, err
 	}
+	if got, err := q.claim(ctx, name, stat.Version); got != taken || err != nil {
+		return got, err
+	}
+	values, err := q.decode(data)
+	if err != nil {
+		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
+		return taken, nil
+	}
+	q.deliver(ctx, name, values, false)
+	return taken, nil
+}
+
+// claim removes the item node name, read at version, for a plain take to
+// deliver it: taken if it did, missed if another consumer removed it first
+// or the removal's outcome is unknown. If ctx has ended (the queue is
+// closing, and would hand the item to a Consumer whose context has ended)
+// it removes nothing, and the item stays for the next consumer. Once sent,
+// the removal is not abandoned with ctx: its answer says whether the item
+// is this consumer's to deliver.
+func (q *core[T]) claim(ctx context.Context, name string, version int32) (outcome, error) {
+	if ctx.Err() != nil {
+		return missed, nil
+	}
+	item := framework.JoinPath(q.cfg.path, name)
 	sctx, cancel := q.settleContext(ctx)
+	defer cancel()
 	// A transaction, so that a removal whose reply was lost reports an
 	// unknown outcome rather than another consumer's NoNode.
-	_, err = c.Txn(sctx, framework.DeleteOp(item, stat.Version))
-	cancel()
+	_, err := q.cfg.client.Txn(sctx, framework.DeleteOp(item, version))
 	var te *framework.TxnError
 	switch {
 	case errors.As(err, &te):
@@ -275,12 +299,6 @@ func (q *core[T]) takePlain(ctx context.Context, name string) (outcome, error) {
 	case err != nil:
 		return missed, err
 	}
-	values, err := q.decode(data)
-	if err != nil {
-		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
-		return taken, nil
-	}
-	q.deliver(ctx, name, values, false)
 	return taken, nil
 }
 

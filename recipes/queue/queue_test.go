@@ -221,6 +221,47 @@ func TestQueueCloseLeavesTheItemBeingConsumed(t *testing.T) {
 	}
 }
 
+// A plain (not lock-safe) consumer that has read an item as its queue
+// closes does not remove it: the queue would hand it to a Consumer whose
+// context has ended, and the item, removed, would be lost. The removal
+// step a plain take makes after its read, given an ended context, leaves
+// the item, which the next consumer gets; given a live one, it removes it.
+func TestQueuePlainTakeAtCloseLeavesTheItem(t *testing.T) {
+	recipestest.LeakCheck(t)
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	q := startQueue(t, c, "/q", nil)
+	for _, item := range []string{"x", "y"} {
+		if err := q.Put(ctx, item); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := children(t, c, "/q")
+	version := func(name string) int32 {
+		_, stat, err := c.Get(ctx, "/q/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stat.Version
+	}
+	closing, cancel := context.WithCancel(ctx)
+	cancel()
+	if ok, err := queue.Claim(closing, q, names[0], version(names[0])); ok || err != nil {
+		t.Fatalf("a plain take's removal with its queue's context ended: %v, %v; want nothing removed", ok, err)
+	}
+	if ok, err := queue.Claim(ctx, q, names[1], version(names[1])); !ok || err != nil {
+		t.Fatalf("a plain take's removal with its queue's context live: %v, %v; want the item removed", ok, err)
+	}
+	if kids := children(t, c, "/q"); !slices.Equal(kids, names[:1]) {
+		t.Fatalf("queue after the removals: %v, want %v", kids, names[:1])
+	}
+	r := newRecord[string]()
+	startQueue(t, c, "/q", recorder(r))
+	if got := r.wait(t, 1); got[0] != "x" {
+		t.Fatalf("the next consumer got %v, want x", got)
+	}
+}
+
 // A Consumer that closes its own queue at a "poison pill": Close returns
 // (it does not wait for the Consumer calling it), the pill is removed as
 // any item whose Consumer returned nil, nothing after it is delivered, and
