@@ -32,18 +32,18 @@ type core[T any] struct {
 // newCore checks the arguments and builds the engine; it sends nothing.
 func newCore[T any](client *framework.Client, path string, policy retry.Policy, cd codec[T], opts []Option) (*core[T], error) {
 	if client == nil {
-		return nil, fmt.Errorf("%w: atomic: nil client", framework.ErrInvalidArg)
+		return nil, fmt.Errorf("%w: atomic: nil client", ErrInvalidArg)
 	}
 	if err := checkPath("atomic", path); err != nil {
 		return nil, err
 	}
 	if policy == nil {
-		return nil, fmt.Errorf("%w: atomic %s: nil retry policy", framework.ErrInvalidArg, path)
+		return nil, fmt.Errorf("%w: atomic %s: nil retry policy", ErrInvalidArg, path)
 	}
 	var o options
 	for _, opt := range opts {
 		if opt == nil {
-			return nil, fmt.Errorf("%w: atomic %s: nil option", framework.ErrInvalidArg, path)
+			return nil, fmt.Errorf("%w: atomic %s: nil option", ErrInvalidArg, path)
 		}
 		if err := opt(&o); err != nil {
 			return nil, err

@@ -11,11 +11,6 @@ import (
 	"github.com/gocurator/curator/framework"
 )
 
-// ErrMemberLost means the member's node is gone without its Leave: its
-// session ended (or someone deleted it), so the others no longer count or
-// wait for it.
-var ErrMemberLost = errors.New("member node lost")
-
 // ReadyNode is the name of the node that the member completing the group
 // creates under the barrier's path, as Curator names it.
 const ReadyNode = "ready"
@@ -40,7 +35,7 @@ func NewDoubleBarrier(client *framework.Client, path string, members int) (*Doub
 		return nil, err
 	}
 	if members < 1 {
-		return nil, fmt.Errorf("%w: double barrier %s: %d members, want at least 1", framework.ErrInvalidArg, path, members)
+		return nil, fmt.Errorf("%w: double barrier %s: %d members, want at least 1", ErrInvalidArg, path, members)
 	}
 	return &DoubleBarrier{client: client, path: path, members: members, turn: make(chan struct{}, 1)}, nil
 }
@@ -58,7 +53,7 @@ func (b *DoubleBarrier) Enter(ctx context.Context) error {
 	}
 	defer b.give()
 	if b.entered {
-		return fmt.Errorf("%w: double barrier %s: entered already", framework.ErrInvalidArg, b.path)
+		return fmt.Errorf("%w: double barrier %s: entered already", ErrInvalidArg, b.path)
 	}
 	b.name = newUUID()
 	err := b.enter(ctx)
@@ -128,7 +123,7 @@ func (b *DoubleBarrier) Leave(ctx context.Context) error {
 	}
 	defer b.give()
 	if !b.entered {
-		return fmt.Errorf("%w: double barrier %s: not entered", framework.ErrInvalidArg, b.path)
+		return fmt.Errorf("%w: double barrier %s: not entered", ErrInvalidArg, b.path)
 	}
 	b.entered = false
 	if err := b.leave(ctx); err != nil {

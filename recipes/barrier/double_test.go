@@ -256,7 +256,7 @@ func TestDoubleBarrierCancelLeavesNothing(t *testing.T) {
 	if names, ready := view(t, ms[1].c, "/dbl"); len(names) != 0 || ready {
 		t.Fatalf("after a cancelled Leave and a Leave: members %v, ready %v", names, ready)
 	}
-	if err := ms[0].b.Leave(ctx); !errors.Is(err, framework.ErrInvalidArg) {
+	if err := ms[0].b.Leave(ctx); !errors.Is(err, barrier.ErrInvalidArg) {
 		t.Fatalf("Leave after a cancelled Leave: %v; want ErrInvalidArg (not entered)", err)
 	}
 }
@@ -414,7 +414,7 @@ func TestDoubleBarrierEnterTwice(t *testing.T) {
 	if err := m.b.Enter(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.b.Enter(ctx); !errors.Is(err, framework.ErrInvalidArg) {
+	if err := m.b.Enter(ctx); !errors.Is(err, barrier.ErrInvalidArg) {
 		t.Fatalf("a second Enter: %v; want ErrInvalidArg", err)
 	}
 	if err := m.b.Leave(ctx); err != nil {

@@ -412,15 +412,15 @@ func TestBadInputSendsNothing(t *testing.T) {
 	bad["due at the epoch"] = dq.Put(ctx, "x", time.UnixMilli(0))
 	bad["due before the epoch"] = dq.Put(ctx, "x", time.Time{})
 	for name, err := range bad {
-		if !errors.Is(err, queue.ErrInvalidArg) {
-			t.Errorf("%s: %v, want ErrInvalidArg", name, err)
+		if !errors.Is(err, queue.ErrInvalidArg) || !errors.Is(err, framework.ErrInvalidArg) {
+			t.Errorf("%s: %v, want ErrInvalidArg (framework.ErrInvalidArg)", name, err)
 		}
 	}
-	if err := q.Put(ctx, "x"); !errors.Is(err, queue.ErrNotStarted) {
-		t.Errorf("Put before Start: %v, want ErrNotStarted", err)
+	if err := q.Put(ctx, "x"); !errors.Is(err, queue.ErrNotStarted) || !errors.Is(err, framework.ErrNotStarted) {
+		t.Errorf("Put before Start: %v, want ErrNotStarted and framework.ErrNotStarted", err)
 	}
-	if _, err := idq.Remove(ctx, "x"); !errors.Is(err, queue.ErrNotStarted) {
-		t.Errorf("Remove before Start: %v, want ErrNotStarted", err)
+	if _, err := idq.Remove(ctx, "x"); !errors.Is(err, queue.ErrNotStarted) || !errors.Is(err, framework.ErrNotStarted) {
+		t.Errorf("Remove before Start: %v, want ErrNotStarted and framework.ErrNotStarted", err)
 	}
 	if n := counter.Requests() - before; n != 0 {
 		t.Errorf("bad input sent %d requests", n)
@@ -435,8 +435,14 @@ func TestBadInputSendsNothing(t *testing.T) {
 	if err := q.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if err := q.Put(ctx, "x"); !errors.Is(err, queue.ErrClosed) {
-		t.Errorf("Put after Close: %v, want ErrClosed", err)
+	if err := q.Put(ctx, "x"); !errors.Is(err, queue.ErrClosed) || !errors.Is(err, framework.ErrClosed) {
+		t.Errorf("Put after Close: %v, want ErrClosed and framework.ErrClosed", err)
+	}
+	if err := q.Start(ctx); !errors.Is(err, queue.ErrClosed) || !errors.Is(err, framework.ErrClosed) {
+		t.Errorf("Start after Close: %v, want ErrClosed and framework.ErrClosed", err)
+	}
+	if errors.Is(queue.ErrNotStarted, framework.ErrClosed) || errors.Is(queue.ErrClosed, framework.ErrNotStarted) {
+		t.Error("ErrNotStarted and ErrClosed each match the other's framework error")
 	}
 	if err := idq.Close(); err != nil {
 		t.Errorf("Close before Start: %v", err)
