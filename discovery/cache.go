@@ -74,7 +74,7 @@ func (c *Cache[T]) Start(ctx context.Context) error {
 		c.mu.Unlock()
 		return fmt.Errorf("service cache %s: %w", c.dir, ErrClosed)
 	}
-	if err := c.cache.Start(); err != nil {
+	if err := c.cache.Start(ctx); err != nil {
 		c.mu.Unlock()
 		return err
 	}

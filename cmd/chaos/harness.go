@@ -114,8 +114,10 @@ func run(ctx context.Context, cfg config, spawn spawner, log *slog.Logger) (*rep
 	if cfg.workload == "queue" {
 		h.drain(ctx)
 	}
-	if err := h.waitMembership(ctx, cfg.settle); err != nil {
-		h.violationsRun = append(h.violationsRun, finding{kind: vMemberMissing, what: err.Error()})
+	if cfg.members != "" { // the workers are members too
+		if err := h.waitMembership(ctx, cfg.settle); err != nil {
+			h.violationsRun = append(h.violationsRun, finding{kind: vMemberMissing, what: err.Error()})
+		}
 	}
 	h.stopWorkers()
 	h.waitLockGone(ctx)

@@ -174,10 +174,12 @@ func (w *worker) run(stderr io.Writer) error {
 		return err
 	}
 	w.emit(event{Ev: evStart, PID: os.Getpid()})
-	leave, err := w.join(ctx)
-	if err != nil {
-		client.Close()
-		return err
+	leave := func() {}
+	if w.cfg.membersPath != "" { // the membership runs beside the lock workload
+		if leave, err = w.join(ctx); err != nil {
+			client.Close()
+			return err
+		}
 	}
 
 	// SIGUSR1: close our own session on the server (an expiry, at once).

@@ -181,7 +181,7 @@ func (a *app) runElected(conn *connFlags, client *framework.Client, sel *leader.
 		}
 		return a.fail(cmd, exitFailed, "%v", err)
 	}
-	if err := sel.Start(); err != nil {
+	if err := sel.Start(context.Background()); err != nil {
 		return a.fail(cmd, exitFailed, "joining the election at %s: %v", path, err)
 	}
 	var expired <-chan time.Time

@@ -348,6 +348,13 @@ func TestBadInput(t *testing.T) {
 			_, err := atomic.NewInt64(c, "/x", few, atomic.WithPromotion(atomic.Promotion{}))
 			return err
 		}},
+		{"cached: nil number", func() error { _, err := atomic.NewCached[int64](nil, 10); return err }},
+		{"cached: factor 0", func() error { _, err := atomic.NewCached(newInt64(t, c, "/x", few), 0); return err }},
+		{"cached: negative factor", func() error {
+			n, _ := atomic.NewInt32(c, "/x", few)
+			_, err := atomic.NewCached(n, -5)
+			return err
+		}},
 	}
 	for _, b := range bad {
 		if err := b.err(); !errors.Is(err, atomic.ErrInvalidArg) || !errors.Is(err, framework.ErrInvalidArg) {

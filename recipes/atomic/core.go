@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/observe"
 	"github.com/gocurator/curator/recipes/locks"
 	"github.com/gocurator/curator/retry"
 )
@@ -27,6 +28,7 @@ type core[T any] struct {
 	promo  *Promotion
 	mutex  *locks.Mutex // nil without a promotion
 	codec  codec[T]
+	hooks  *observe.Hooks // the client's; nil without any
 }
 
 // newCore checks the arguments and builds the engine; it sends nothing.
@@ -49,7 +51,7 @@ func newCore[T any](client *framework.Client, path string, policy retry.Policy, 
 			return nil, err
 		}
 	}
-	c := &core[T]{client: client, path: path, policy: policy, promo: o.promo, codec: cd}
+	c := &core[T]{client: client, path: path, policy: policy, promo: o.promo, codec: cd, hooks: client.Hooks()}
 	if o.promo != nil {
 		m, err := locks.NewMutex(client, o.promo.LockPath)
 		if err != nil {
@@ -118,13 +120,19 @@ func (c *core[T]) compareAndSet(ctx context.Context, expected, next T) (Result[T
 	var res Result[T]
 	pre, data, stat, err := c.read(ctx)
 	res.Pre = pre
-	if err != nil || stat == nil || !bytes.Equal(data, c.codec.encode(expected)) {
+	if err != nil {
 		return res, err
+	}
+	if stat == nil || !bytes.Equal(data, c.codec.encode(expected)) {
+		c.report(true)
+		return res, nil
 	}
 	switch err := c.put(ctx, stat, c.codec.encode(next)); {
 	case err == nil:
+		c.report(false)
 		res.Succeeded, res.Post = true, next
 	case errors.Is(err, errConflict):
+		c.report(true)
 	default:
 		if errors.Is(err, framework.ErrOutcomeUnknown) {
 			res.Post = next
@@ -216,15 +224,26 @@ func (c *core[T]) try(ctx context.Context, res *Result[T], next func(T) T) (bool
 	v := next(pre)
 	switch err := c.put(ctx, stat, c.codec.encode(v)); {
 	case err == nil:
+		c.report(false)
 		res.Post = v
 		return true, nil
 	case errors.Is(err, errConflict):
+		c.report(true)
 		return false, nil
 	default:
 		if errors.Is(err, framework.ErrOutcomeUnknown) {
 			res.Post = v
 		}
 		return false, err
+	}
+}
+
+// report tells the client's hooks how a compare-and-set ended: applied, or
+// refused (conflict) because another participant wrote first. One whose
+// outcome is unknown is not reported.
+func (c *core[T]) report(conflict bool) {
+	if c.hooks != nil {
+		c.hooks.TrySet(observe.TrySet{Time: time.Now(), Recipe: "atomic", Path: c.path, Conflict: conflict})
 	}
 }
 

@@ -31,6 +31,15 @@
 // the value it tried to write in Result.Post. Succeeded is true only for
 // an update known to have been applied once.
 //
+// # Hooks
+//
+// Each compare-and-set (every try of an update, and CompareAndSet) whose
+// outcome is known reaches the client's observe.SharedHook as an
+// observe.TrySet of the recipe "atomic" at the atomic's path, with Conflict
+// set when another participant's write came first (for CompareAndSet: when
+// the node did not hold the expected bytes). Counting the conflicts per
+// update shows contention before tries run out.
+//
 // The node is never deleted by this package; deleting it while others
 // update it starts the count again from zero, as it does for Curator.
 package atomic

@@ -13,8 +13,9 @@ var (
 	// node that is missing or empty reads as 0, and one that is longer is
 	// read from its first bytes, as Curator reads them.
 	ErrCorrupt = errors.New("corrupted data")
-	// ErrInvalidArg reports bad input (a nil client or retry policy, a bad
-	// path or lock path, a nil option), returned before any request is
-	// sent. It is framework.ErrInvalidArg.
+	// ErrInvalidArg reports bad input (a nil client, number or retry
+	// policy, a bad path or lock path, a nil option, a cache factor below
+	// 1), returned before any request is sent. It is
+	// framework.ErrInvalidArg.
 	ErrInvalidArg = framework.ErrInvalidArg
 )

@@ -104,3 +104,37 @@ func ExampleValue() {
 	fmt.Printf("%t %s -> %s\n", res.Succeeded, res.Pre, res.Post)
 	// Output: true blue -> green
 }
+
+// Ids handed out from blocks of 100 reserved in a shared counter, as
+// Curator's CachedAtomicLong hands them out: one update per 100 ids, and
+// no id twice, whoever else (Java's too) takes ids from the counter.
+func ExampleCachedInt64() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-atomic-cached"))
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+
+	counter, err := atomic.NewInt64(client, "/ids", retry.RetryNTimes(10, 10*time.Millisecond))
+	if err != nil {
+		panic(err)
+	}
+	ids, err := atomic.NewCached(counter, 100)
+	if err != nil {
+		panic(err)
+	}
+	for range 3 {
+		res, err := ids.Next(ctx)
+		if err != nil || !res.Succeeded {
+			panic(fmt.Sprint(res, err))
+		}
+		fmt.Print(res.Post, " ")
+	}
+	reserved, _ := counter.Get(ctx)
+	fmt.Println("reserved up to", reserved)
+	// Output: 1 2 3 reserved up to 100
+}

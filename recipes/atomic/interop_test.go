@@ -38,7 +38,7 @@ type javaPeer struct {
 func startJava(t *testing.T) *javaPeer {
 	t.Helper()
 	classes := t.TempDir()
-	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "AtomicPeer.java")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("javac", "-J-XX:TieredStopAtLevel=1", "-J-Xshare:auto", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "AtomicPeer.java")).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s\n(Curator comes from: apt-get install -y libcurator-recipes-java)", err, out)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -200,6 +200,88 @@ func TestInt64InteropWithCurator(t *testing.T) {
 				goSucceeded, javaSucceeded, goFailed, f[1], goPromoted, javaPromoted)
 		})
 	}
+
+	// Curator 5.4's CachedAtomicLong and Go's CachedInt64 (and plain
+	// increments) on one node at once: no value is handed out twice, and
+	// every value handed out is at most the node's final value (each came
+	// from a range reserved in it).
+	t.Run("cached", func(t *testing.T) {
+		const perSide, count = 4, 20
+		java.t = t
+		ns := recipestest.Namespace(t)
+		ctx := ctxT(t)
+		java.send(fmt.Sprintf("CACHED %d /%s/long %d %d", perSide, ns, 5, count))
+		java.expect("SET")
+		next := make([]func(context.Context) (atomic.Result[int64], error), perSide)
+		for i := range next {
+			c := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+			l := newInt64(t, c, "/long", retry.RetryNTimes(1000, 0))
+			next[i] = l.Increment
+			if i > 0 { // one plain incrementer; the others cached, with factors of 3 and 4
+				cached, err := atomic.NewCached(l, int64(3+i%2))
+				if err != nil {
+					t.Fatal(err)
+				}
+				next[i] = cached.Next
+			}
+		}
+		java.send("GO")
+		var mu sync.Mutex
+		var posts []int64
+		by := make(map[int64]string)
+		var wg sync.WaitGroup
+		errs := make(chan error, perSide)
+		for i, n := range next {
+			wg.Go(func() {
+				for range count {
+					res, err := n(ctx)
+					if err != nil || !res.Succeeded {
+						errs <- fmt.Errorf("Go participant %d: %+v, %v", i, res, err)
+						return
+					}
+					mu.Lock()
+					posts = append(posts, res.Post)
+					by[res.Post] = fmt.Sprint("go", i)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		f := java.expect("CACHED ")
+		if len(f) != 3 || f[1] != "0" {
+			t.Fatalf("the Java peer said CACHED %v; want no failure", f)
+		}
+		for _, s := range strings.Split(f[2], ",") {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				t.Fatalf("the Java peer's posts: %v", err)
+			}
+			if who, ok := by[n]; ok {
+				t.Fatalf("value %d was handed out by Java and by %s", n, who)
+			}
+			posts = append(posts, n)
+			by[n] = "java"
+		}
+		if len(posts) != 2*perSide*count {
+			t.Fatalf("%d values handed out, want %d", len(posts), 2*perSide*count)
+		}
+		final, err := newInt64(t, recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns)), "/long", few).Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := make(map[int64]bool)
+		for _, p := range posts {
+			if seen[p] || p < 1 || p > final {
+				t.Fatalf("value %d handed out twice, or outside 1..%d (the node's final value)", p, final)
+			}
+			seen[p] = true
+		}
+		t.Logf("%d values handed out, each once, from a node that ended at %d", len(posts), final)
+	})
 
 	// A Go update promoted to the lock waits for Curator's holder of it:
 	// with a timeout, it times out while Java holds the lock (it cannot get

@@ -18,7 +18,8 @@ func engine(t *testing.T) *Cache {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Cache{client: client, root: "/t", opts: options{maxDepth: math.MaxInt}, q: newQueue(), listeners: delivery.NewContainer[Event](0, nil), nodes: make(map[string]*entry), state: started, initialized: make(chan struct{})}
+	c := &Cache{client: client, root: "/t", opts: options{maxDepth: math.MaxInt}, q: newQueue(), nodes: make(map[string]*entry), state: started, initialized: make(chan struct{})}
+	c.listeners = delivery.NewContainer(0, c.fold)
 	t.Cleanup(c.listeners.Close)
 	return c
 }
@@ -116,7 +117,7 @@ func TestResyncTakesInTheReadsInFlight(t *testing.T) {
 func TestResyncWaitsForAChildFoundByAnEarlierListing(t *testing.T) {
 	c := engine(t)
 	var events []string
-	c.listeners.Add(func(ev Event) { events = append(events, ev.Type.String()+" "+ev.Path) })
+	c.AddListener(func(ev Event) { events = append(events, ev.Type.String()+" "+ev.Path) })
 	c.q.add(key{"/t", dataRead}, c.q.newGeneration())
 	step(t, c, key{"/t", dataRead}, func() { c.applyData("/t", nil, stat(1, 1, 1)) })
 	step(t, c, key{"/t", childrenRead}, func() { c.applyChildren("/t", nil, stat(1, 1, 1)) })

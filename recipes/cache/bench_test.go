@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -72,7 +73,7 @@ func BenchmarkLoad(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := cc.Start(); err != nil {
+		if err := cc.Start(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		<-cc.Initialized()

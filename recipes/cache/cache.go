@@ -20,7 +20,7 @@ type Cache struct {
 	root      string
 	opts      options
 	q         *queue
-	listeners *delivery.Container[Event]
+	listeners *delivery.Container[[]Event] // each item one event, or the first load's events folded into one (delivery.go)
 
 	mu          sync.Mutex // guards the fields below and orders events
 	nodes       map[string]*entry
@@ -30,6 +30,8 @@ type Cache struct {
 	session     int64  // the session the cache's watches were set on, as far as it knows (0: unknown)
 	initialized chan struct{}
 	stop        context.CancelFunc
+	stopAfter   func() bool   // unregisters the Close that Start's context's end calls
+	closed      chan struct{} // closed when the first Close has finished
 	wg          sync.WaitGroup
 	unwatch     func() // removes the watch listener
 	unlisten    func() // removes the connection-state listener
@@ -64,50 +66,39 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Cache{
+	c := &Cache{
 		client:      client,
 		root:        path,
 		opts:        o,
 		q:           newQueue(),
-		listeners:   delivery.NewContainer(o.buffer, overflow),
 		nodes:       make(map[string]*entry),
 		initialized: make(chan struct{}),
-	}, nil
-}
-
-// overflow replaces the events of a full buffer with one Overflowed event,
-// followed by the lifecycle events among them a listener must still see:
-// Initialized, and the latest of Stale and Resynced.
-func overflow(pending []Event) []Event {
-	out := []Event{{Type: Overflowed}}
-	var last *Event
-	for i, ev := range pending {
-		switch ev.Type {
-		case Initialized:
-			out = append(out, ev)
-		case Stale, Resynced:
-			last = &pending[i]
-		}
+		closed:      make(chan struct{}),
 	}
-	if last != nil {
-		out = append(out, *last)
-	}
-	return out
+	c.listeners = delivery.NewContainer(max(o.buffer, 2), c.fold)
+	return c, nil
 }
 
 // Path returns the cache's path.
 func (c *Cache) Path() string { return c.root }
 
 // Start loads the cache in the background and keeps it in sync until
-// Close; Initialized is closed once the first load is done.
-func (c *Cache) Start() error {
+// Close; Initialized is closed once the first load is done. It returns at
+// once, as Curator's start does. ctx is the cache's lifetime
+// (docs/lifecycle.md): when it ends, the cache closes as Close does, so pass
+// the context the application runs under, not a timeout. A cache starts
+// once; Start after Close returns ErrClosed.
+func (c *Cache) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch c.state {
 	case started:
-		return ErrAlreadyStarted
+		return fmt.Errorf("%w: cache of %s", ErrAlreadyStarted, c.root)
 	case closed:
-		return ErrClosed
+		return fmt.Errorf("%w: the cache of %s was closed before Start", ErrClosed, c.root)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	unwatch, err := c.client.AddWatchListener(c.root, c.notified)
 	if err != nil {
@@ -119,7 +110,7 @@ func (c *Cache) Start() error {
 		return err
 	}
 	c.unwatch, c.unlisten = unwatch, unlisten
-	ctx, cancel := context.WithCancel(context.Background())
+	wctx, cancel := context.WithCancel(ctx)
 	c.stop = cancel
 	c.state = started
 	c.session = c.client.SessionID()
@@ -127,31 +118,36 @@ func (c *Cache) Start() error {
 	c.q.add(key{c.root, dataRead}, gen)
 	for range c.opts.workers {
 		c.wg.Add(1)
-		go c.work(ctx)
+		go c.work(wctx)
 	}
+	c.stopAfter = context.AfterFunc(ctx, func() { _ = c.Close() })
 	return nil
 }
 
 // Close stops the cache's goroutines, after delivering the events already
 // queued to the listeners. It removes nothing from ZooKeeper; the watches
-// the cache set stay until they fire.
+// the cache set stay until they fire. Close is idempotent (a later call
+// waits for the first to finish and returns nil), and a cache closed
+// before Start never starts. It must not be called from a listener.
 func (c *Cache) Close() error {
 	c.mu.Lock()
-	switch c.state {
-	case created:
+	if c.state == closed {
 		c.mu.Unlock()
-		return ErrNotStarted
-	case closed:
-		c.mu.Unlock()
-		return ErrClosed
+		<-c.closed
+		return nil
 	}
+	wasStarted := c.state == started
 	c.state = closed
 	c.mu.Unlock()
-	c.unwatch()
-	c.unlisten()
-	c.stop()
-	c.wg.Wait()
+	if wasStarted {
+		c.stopAfter()
+		c.unwatch()
+		c.unlisten()
+		c.stop()
+		c.wg.Wait()
+	}
 	c.listeners.Close()
+	close(c.closed)
 	return nil
 }
 
@@ -166,27 +162,22 @@ func (c *Cache) IsStale() bool {
 	return c.stale
 }
 
-// AddListener registers fn to be told of every change, in order, from a
-// goroutine of the cache's own: never the client's, and a slow listener
-// delays only this cache's later events (see WithEventBuffer). remove
-// unregisters it.
-func (c *Cache) AddListener(fn func(Event)) (remove func(), err error) {
-	if fn == nil {
-		return nil, fmt.Errorf("%w: nil listener", ErrInvalidArg)
-	}
-	return c.listeners.Add(fn), nil
-}
-
-// Get returns the cached node at path.
+// Get returns the cached node at path (never the cache's own node in a
+// cache made WithChildrenOnly).
 func (c *Cache) Get(path string) (Node, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.nodes[path]
-	if e == nil {
+	if e == nil || c.hidden(path) {
 		return Node{}, false
 	}
 	return e.node, true
 }
+
+// hidden reports whether path is the cache's own node in a cache made
+// WithChildrenOnly, which it holds (for the listing of its children) but
+// never shows.
+func (c *Cache) hidden(path string) bool { return c.opts.childrenOnly && path == c.root }
 
 // Children returns the names of the cached children of path, sorted.
 func (c *Cache) Children(path string) []string {
@@ -210,6 +201,9 @@ func (c *Cache) Children(path string) []string {
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.nodes[c.root] != nil && c.hidden(c.root) {
+		return len(c.nodes) - 1
+	}
 	return len(c.nodes)
 }
 
@@ -217,8 +211,10 @@ func (c *Cache) Len() int {
 func (c *Cache) Snapshot() []Node {
 	c.mu.Lock()
 	out := make([]Node, 0, len(c.nodes))
-	for _, e := range c.nodes {
-		out = append(out, e.node)
+	for path, e := range c.nodes {
+		if !c.hidden(path) {
+			out = append(out, e.node)
+		}
 	}
 	c.mu.Unlock()
 	slices.SortFunc(out, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })
@@ -250,7 +246,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			c.staleGen = c.q.current()
 			if !c.stale {
 				c.stale = true
-				c.listeners.Post(Event{Type: Stale})
+				c.post(Event{Type: Stale})
 			}
 		}
 		c.mu.Unlock()

@@ -177,6 +177,7 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 	}{
 		{"tree", "/t", nil},
 		{"children", "/t/a1", []cache.Option{cache.WithMaxDepth(1)}},
+		{"children only", "/t/a3", []cache.Option{cache.WithChildrenOnly()}},
 		{"node", "/t/a2/b2", []cache.Option{cache.WithMaxDepth(0)}},
 		{"depth 2", "/t", []cache.Option{cache.WithMaxDepth(2)}},
 	}
@@ -191,7 +192,7 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 		if _, err := c.AddListener(replicas[i].apply); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Start(); err != nil {
+		if err := c.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = c.Close() })
@@ -269,7 +270,7 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 	for i, s := range shapes {
 		maxDepth := 1 << 30
 		switch s.name {
-		case "children":
+		case "children", "children only":
 			maxDepth = 1
 		case "node":
 			maxDepth = 0
@@ -279,6 +280,9 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 		want, err := serverTree(ctx, reader, s.root, maxDepth)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if s.name == "children only" {
+			delete(want, s.root) // neither cached for the eye nor reported
 		}
 		recipestest.Eventually(t, s.name+" cache to equal the server", func() (bool, string) {
 			d := diff(want, caches[i].Snapshot())

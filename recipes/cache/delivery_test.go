@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -74,7 +75,7 @@ func TestSlowListenerOverflows(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := slow.Start(); err != nil {
+	if err := slow.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unblock.Do(func() { close(block) }); slow.Close() })

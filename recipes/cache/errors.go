@@ -12,13 +12,18 @@ var (
 	// framework.ErrInvalidArg.
 	ErrInvalidArg = framework.ErrInvalidArg
 
-	// ErrNotStarted is returned by a Cache used before Start.
-	ErrNotStarted = errors.New("cache: not started")
-
 	// ErrAlreadyStarted is returned by a second Start.
 	ErrAlreadyStarted = errors.New("cache: already started")
 
-	// ErrClosed is returned by a Cache used after Close, and by a second
-	// Close.
-	ErrClosed = errors.New("cache: closed")
+	// ErrClosed is returned by Start after Close. errors.Is also matches
+	// it with framework.ErrClosed, the library's one sign of "closed".
+	ErrClosed error = closedError("cache: closed")
 )
+
+// closedError is ErrClosed's type: its own text, and errors.Is matches
+// framework.ErrClosed too.
+type closedError string
+
+func (e closedError) Error() string { return string(e) }
+
+func (e closedError) Is(target error) bool { return target == framework.ErrClosed }

@@ -25,10 +25,11 @@ const (
 	// Resynced: after a reconnect or a new session, every cached node was
 	// read again; the events before it were exactly the differences.
 	Resynced
-	// Overflowed: the listeners fell so far behind that the events queued
-	// for them were dropped; the cache itself is current, so read it
-	// again (Get, Snapshot) instead. An Initialized among the dropped
-	// events, and the latest Stale or Resynced, follow it.
+	// Overflowed: the listeners fell so far behind, after the first load,
+	// that the events queued for them were dropped; the cache itself is
+	// current, so read it again (Get, Snapshot) instead. The latest Stale
+	// or Resynced among the dropped events follows it. The first load's
+	// events are never dropped.
 	Overflowed
 )
 

@@ -37,7 +37,7 @@ func ExampleCache() {
 			changed <- ev
 		}
 	})
-	if err := c.Start(); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		panic(err)
 	}
 	defer c.Close()
@@ -69,7 +69,7 @@ func ExampleWithMaxDepth_node() {
 	defer client.Delete(context.Background(), "/flags", framework.WithChildren()) // leave nothing behind
 
 	c, _ := cache.New(client, "/flags/dark-mode", cache.WithMaxDepth(0))
-	c.Start()
+	c.Start(context.Background())
 	defer c.Close()
 	<-c.Initialized()
 	n, ok := c.Get("/flags/dark-mode")
@@ -77,8 +77,9 @@ func ExampleWithMaxDepth_node() {
 	// Output: true on
 }
 
-// A node's children (Curator's PathChildrenCache): depth 1.
-func ExampleWithMaxDepth_children() {
+// A node's children (Curator's PathChildrenCache): the children only,
+// never the parent's own events.
+func ExampleWithChildrenOnly() {
 	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-childrencache")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
 	if err != nil {
 		panic(err)
@@ -93,17 +94,26 @@ func ExampleWithMaxDepth_children() {
 	client.Create(ctx, "/members/m2", []byte("10.0.0.2"), framework.WithParents())
 	defer client.Delete(context.Background(), "/members", framework.WithChildren()) // leave nothing behind
 
-	c, _ := cache.New(client, "/members", cache.WithMaxDepth(1))
-	c.Start()
+	c, _ := cache.New(client, "/members", cache.WithChildrenOnly())
+	added := 0
+	c.AddListener(func(ev cache.Event) {
+		if ev.Type == cache.Created {
+			added++ // m1 and m2: /members itself is never reported
+		}
+	})
+	c.Start(context.Background())
 	defer c.Close()
 	<-c.Initialized()
 	for _, name := range c.Children("/members") {
 		n, _ := c.Get("/members/" + name)
 		fmt.Println(name, string(n.Data))
 	}
+	c.Close() // delivers the queued events
+	fmt.Println("added:", added)
 	// Output:
 	// m1 10.0.0.1
 	// m2 10.0.0.2
+	// added: 2
 }
 
 // Kazoo's DataWatch: a function called now and on every change.
@@ -120,7 +130,12 @@ func ExampleWatchData() {
 	defer cancel()
 
 	seen := make(chan string, 4)
-	w, err := cache.WatchData(ctx, client, "/config/limit", func(n cache.Node, exists bool) {
+	// The watcher's context is its lifetime (the application's), not ctx,
+	// which bounds this example's calls.
+	w, err := cache.WatchData(context.Background(), client, "/config/limit", func(n cache.Node, exists bool, missed int) {
+		if missed > 0 { // it fell behind: changes came and went unseen
+			seen <- fmt.Sprintf("(%d changes unseen)", missed)
+		}
 		seen <- fmt.Sprintf("exists=%v data=%q", exists, n.Data)
 	})
 	if err != nil {
@@ -152,8 +167,8 @@ func ExampleWatchChildren() {
 	defer client.Delete(context.Background(), "/workers", framework.WithChildren()) // leave nothing behind
 
 	seen := make(chan []string, 4)
-	w, err := cache.WatchChildren(ctx, client, "/workers", func(children []string, exists bool) {
-		seen <- children
+	w, err := cache.WatchChildren(context.Background(), client, "/workers", func(children []string, exists bool, missed int) {
+		seen <- children // missed > 0: joins and departures came and went unseen
 	})
 	if err != nil {
 		panic(err)
@@ -187,7 +202,7 @@ func ExampleDecoder() {
 		Region   string `json:"region"`
 	}
 	c, _ := cache.New(client, "/services")
-	c.Start()
+	c.Start(context.Background())
 	defer c.Close()
 	<-c.Initialized()
 	services, _ := cache.NewDecoder(c, func(b []byte) (service, error) {

@@ -9,15 +9,18 @@ import (
 type Option func(*options) error
 
 type options struct {
-	maxDepth    int
-	withoutData bool
-	filter      func(path string) bool
-	buffer      int
-	workers     int
+	maxDepth     int
+	depthSet     bool // WithMaxDepth was given
+	childrenOnly bool
+	withoutData  bool
+	filter       func(path string) bool
+	buffer       int
+	workers      int
 }
 
 // DefaultBuffer is how many undelivered events a cache holds for its
-// listeners before it drops them for one Overflowed event.
+// listeners, after its first load, before it drops them for one Overflowed
+// event.
 const DefaultBuffer = 100_000
 
 // defaultWorkers is how many reads one cache has in flight at most.
@@ -25,16 +28,34 @@ const defaultWorkers = 16
 
 // WithMaxDepth limits the cache to the nodes at most depth levels below
 // its path: 0 caches the node alone (Curator's NodeCache), 1 the node and
-// its children (PathChildrenCache, with the parent's own events too). The
-// default has no limit (TreeCache, CuratorCache).
+// its children (TreeCache with a maximum depth of 1; for Curator's
+// PathChildrenCache, which never reports the node itself, see
+// WithChildrenOnly). The default has no limit (TreeCache, CuratorCache).
+//
+// A node at the maximum depth is read but not listed, so the child fields
+// of its Stat (NumChildren, Cversion, Pzxid) are those of its latest read:
+// they go stale when its children change, until its data changes, as in
+// Curator's caches.
 func WithMaxDepth(depth int) Option {
 	return func(o *options) error {
 		if depth < 0 {
 			return fmt.Errorf("%w: max depth %d", ErrInvalidArg, depth)
 		}
-		o.maxDepth = depth
+		o.maxDepth, o.depthSet = depth, true
 		return nil
 	}
+}
+
+// WithChildrenOnly caches the children of the cache's path and nothing
+// else, as Curator's PathChildrenCache: one level (WithMaxDepth(1)), and
+// never the node itself. It has no event of its own (a change of its data,
+// its creation or its deletion is not reported; its deletion reports its
+// children's), and Get, Snapshot and Len leave it out; Children(path)
+// lists the children. The node need not exist. The children's Stat keeps
+// stale child fields (see WithMaxDepth). With WithMaxDepth, the depth must
+// be 1.
+func WithChildrenOnly() Option {
+	return func(o *options) error { o.childrenOnly = true; return nil }
 }
 
 // WithoutData keeps each node's stat but not its data (Curator's
@@ -59,8 +80,11 @@ func WithFilter(keep func(path string) bool) Option {
 }
 
 // WithEventBuffer sets how many undelivered events the cache holds for its
-// listeners (DefaultBuffer). When a new event finds the buffer full, the
-// buffered events are dropped and one Overflowed event stands for them.
+// listeners (DefaultBuffer; 2 at least). When a new event finds the buffer
+// full, the buffered events are dropped and one Overflowed event stands
+// for them. The first load's events, up to Initialized, are never dropped:
+// however slow the listeners, they are held until delivered, one event per
+// node loaded (each refers to the cached node; its data is not copied).
 func WithEventBuffer(n int) Option {
 	return func(o *options) error {
 		if n < 1 {
@@ -80,6 +104,12 @@ func applyOptions(opts []Option) (options, error) {
 		if err := opt(&o); err != nil {
 			return o, err
 		}
+	}
+	if o.childrenOnly {
+		if o.depthSet && o.maxDepth != 1 {
+			return o, fmt.Errorf("%w: WithChildrenOnly caches one level, not %d", ErrInvalidArg, o.maxDepth)
+		}
+		o.maxDepth = 1
 	}
 	return o, nil
 }

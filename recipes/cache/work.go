@@ -184,7 +184,7 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 	case stat.Mzxid > old.node.Stat.Mzxid:
 		prev := old.node
 		old.node = n
-		c.listeners.Post(Event{Type: Changed, Path: path, Node: n, Old: prev})
+		c.postNode(Event{Type: Changed, Path: path, Node: n, Old: prev})
 	case stat.Mzxid == old.node.Stat.Mzxid && stat.Pzxid > old.node.Stat.Pzxid:
 		old.node.Stat = *stat // the children changed, not the data
 	}
@@ -194,10 +194,19 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 func (c *Cache) addLocked(n Node, gen uint64) {
 	e := &entry{node: n, depth: c.depthOf(n.Path)}
 	c.nodes[n.Path] = e
-	c.listeners.Post(Event{Type: Created, Path: n.Path, Node: n})
+	c.postNode(Event{Type: Created, Path: n.Path, Node: n})
 	if e.depth < c.opts.maxDepth {
 		c.q.add(key{n.Path, childrenRead}, gen)
 	}
+}
+
+// postNode tells the listeners of a node's event, unless the node is the
+// cache's own in a cache made WithChildrenOnly. Callers hold c.mu.
+func (c *Cache) postNode(ev Event) {
+	if c.opts.childrenOnly && ev.Path == c.root {
+		return
+	}
+	c.post(ev)
 }
 
 // removeLocked drops e and every cached node below it, the deepest first,
@@ -209,7 +218,7 @@ func (c *Cache) removeLocked(e *entry) {
 		}
 	}
 	delete(c.nodes, e.node.Path)
-	c.listeners.Post(Event{Type: Deleted, Path: e.node.Path, Old: e.node})
+	c.postNode(Event{Type: Deleted, Path: e.node.Path, Old: e.node})
 }
 
 // applyChildren applies a listing of path's children: stat nil if the node
@@ -282,7 +291,7 @@ func (c *Cache) generationDone(gen uint64) {
 	case <-c.initialized:
 		if current && c.stale {
 			c.stale = false
-			c.listeners.Post(Event{Type: Resynced})
+			c.post(Event{Type: Resynced})
 		}
 	default:
 		// The first load: Initialized, stale or not (a flap during the
@@ -290,7 +299,7 @@ func (c *Cache) generationDone(gen uint64) {
 		if current {
 			c.stale = false
 		}
+		c.post(Event{Type: Initialized}) // before the close: the fold keeps the load up to it
 		close(c.initialized)
-		c.listeners.Post(Event{Type: Initialized})
 	}
 }

@@ -83,7 +83,7 @@ func (m *Member) Start(ctx context.Context) error {
 	if err := m.node.Start(ctx); err != nil {
 		return err
 	}
-	if err := m.cache.Start(); err != nil {
+	if err := m.cache.Start(ctx); err != nil {
 		m.node.Close()
 		return err
 	}

@@ -29,7 +29,7 @@ func TestElectionNodesCarryTheProvidersACL(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { l.Close() })
-		if err := l.Start(); err != nil {
+		if err := l.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
@@ -51,7 +51,7 @@ func TestElectionNodesCarryTheProvidersACL(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		if err := s.Start(); err != nil {
+		if err := s.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {

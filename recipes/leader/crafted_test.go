@@ -40,7 +40,7 @@ func TestCraftedNodesNeitherLeadNorBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if err := l.Start(); err != nil {
+	if err := l.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := l.Await(ctx); err != nil {
@@ -63,7 +63,7 @@ func TestCraftedNodesNeitherLeadNorBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Start(); err != nil {
+	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	select {

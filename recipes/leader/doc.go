@@ -13,5 +13,10 @@
 //
 // Each term has a node of its own: a participant whose term ended leaves
 // the election and joins it again with a new node, so a term that ended
-// never comes back and its Fence never holds again. See docs/recipes/leader.md.
+// never comes back and its Fence never holds again. It deletes the ended
+// term's node only once the term's code has let go (a Selector's function
+// returned; a Latch's listeners returned; every Leadership.Retain
+// released), within a grace (WithGrace), so no other participant leads
+// while that code runs. A term's Context derives from the context given to
+// Start. See docs/recipes/leader.md.
 package leader

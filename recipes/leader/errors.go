@@ -17,9 +17,11 @@ var (
 	// ErrAlreadyStarted is returned by a second Start.
 	ErrAlreadyStarted = errors.New("leader: already started")
 
-	// ErrClosed is returned by a Latch or Selector used after Close, by a
-	// second Close, and is the Err of a term that Close ended.
-	ErrClosed = errors.New("leader: closed")
+	// ErrClosed is returned by a Latch or Selector used after Close (or
+	// after the context given to Start ended), by Start after Close, and is
+	// the Err of a term that Close ended. errors.Is also matches it with
+	// framework.ErrClosed, the library's one sign of "closed".
+	ErrClosed error = closedError("leader: closed")
 
 	// ErrLost is the Err of a term that ended on its own: the connection
 	// entered an error state of the client's policy (the error also wraps
@@ -38,3 +40,11 @@ var (
 	// participant.
 	ErrNoLeader = errors.New("leader: no leader")
 )
+
+// closedError is ErrClosed's type: its own text, and errors.Is matches
+// framework.ErrClosed too.
+type closedError string
+
+func (e closedError) Error() string { return string(e) }
+
+func (e closedError) Is(target error) bool { return target == framework.ErrClosed }

@@ -64,7 +64,7 @@ func joinFaultLatch(t *testing.T, c *framework.Client, id string, log *faultLog)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Start(); err != nil {
+	if err := l.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close() })
@@ -88,7 +88,7 @@ func joinFaultSelector(t *testing.T, c *framework.Client, id string, log *faultL
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(); err != nil {
+	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })

@@ -1,6 +1,7 @@
 package leader_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -51,7 +52,7 @@ func TestHundredLatchesOneLeaderNoHerd(t *testing.T) {
 		}
 	}
 	for i, l := range latches {
-		if err := l.Start(); err != nil {
+		if err := l.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = l.Close() })

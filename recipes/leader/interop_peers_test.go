@@ -93,12 +93,12 @@ func (g *goMember) ID() string { return g.id }
 func (g *goMember) join(t *testing.T) {
 	t.Helper()
 	if g.sel != nil {
-		if err := g.sel.Start(); err != nil {
+		if err := g.sel.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if err := g.latch.Start(); err != nil {
+	if err := g.latch.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -202,13 +202,15 @@ func (g *goMember) closeRecipe(t *testing.T) {
 // javaMember is a LeaderPeer process: Curator 5.4's LeaderLatch or
 // LeaderSelector.
 type javaMember struct {
-	id      string
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	ready   chan string // READY's session
-	replies chan string // answers to commands
-	exited  chan struct{}
-	rec     *leaderLog
+	id       string
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	ready    chan string // READY's session
+	replies  chan string // answers to commands
+	exited   chan struct{}
+	quit     chan struct{} // closed by kill: read stops handing lines over
+	quitOnce sync.Once
+	rec      *leaderLog
 
 	mu     sync.Mutex
 	log    strings.Builder // what it printed but its views, stderr too
@@ -231,7 +233,7 @@ func startJavaMemberSession(t *testing.T, classes, connect, ns, kind, id string,
 	t.Helper()
 	cmd := exec.Command("java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classes+":"+curatorJar, "LeaderPeer",
 		connect, ns, kind, interopElectionPath, interopMarkerDir, id, strconv.Itoa(int(session.Milliseconds())))
-	j := &javaMember{id: id, cmd: cmd, ready: make(chan string, 1), replies: make(chan string, 16), exited: make(chan struct{}), rec: rec, grew: make(chan struct{})}
+	j := &javaMember{id: id, cmd: cmd, ready: make(chan string, 1), replies: make(chan string, 16), exited: make(chan struct{}), quit: make(chan struct{}), rec: rec, grew: make(chan struct{})}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -262,6 +264,16 @@ func (w javaLogWriter) Write(b []byte) (int, error) {
 	return w.j.log.Write(b)
 }
 
+// reply hands a reply line over to a call waiting for it, or drops it once
+// kill has begun: a test that failed stops asking, and the reader must
+// still reach the end of the peer's output.
+func (j *javaMember) reply(line string) {
+	select {
+	case j.replies <- line:
+	case <-j.quit:
+	}
+}
+
 func (j *javaMember) read(stdout io.Reader) {
 	defer close(j.exited)
 	sc := bufio.NewScanner(stdout)
@@ -270,14 +282,14 @@ func (j *javaMember) read(stdout io.Reader) {
 		line := sc.Text()
 		word, rest, _ := strings.Cut(line, " ")
 		if strings.HasPrefix(line, "VIEW\t") { // many: not logged
-			j.replies <- line
+			j.reply(line)
 			continue
 		}
 		j.mu.Lock()
 		j.log.WriteString(line + "\n")
 		j.mu.Unlock()
 		if line == "JOINED" || line == "CLOSED" || (word == "ERR" && !strings.HasPrefix(rest, "marker ")) {
-			j.replies <- line
+			j.reply(line)
 			continue
 		}
 		j.mu.Lock()
@@ -397,6 +409,7 @@ func (j *javaMember) closeRecipe(ctx context.Context) error {
 // kill kills the JVM (SIGKILL): its session lives on until the server
 // expires it.
 func (j *javaMember) kill() {
+	j.quitOnce.Do(func() { close(j.quit) })
 	_ = j.cmd.Process.Kill()
 	<-j.exited
 }

@@ -29,11 +29,14 @@ type Event struct {
 // the election at its path; while that node is the first, the latch leads.
 // A term that ends (see Leadership.Done) is followed by a new node at the
 // back of the queue once the connection is back, so the latch stays in the
-// election across lost sessions.
+// election across lost sessions. The ended term's node is deleted, letting
+// the next participant lead, only once the term's code has let go: the
+// listeners have returned from its events and its Retains are released,
+// or the grace has passed (WithGrace).
 type Latch struct {
 	m         member
 	closeMode CloseMode
-	listeners *delivery.Container[Event]
+	listeners *delivery.Container[latchItem]
 
 	mu      sync.Mutex    // guards m's state and the fields below
 	term    *Leadership   // the current term, nil when not leading
@@ -53,24 +56,49 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 	if err != nil {
 		return nil, err
 	}
-	return &Latch{
-		m:         member{client: client, li: li, id: o.id, kind: "latch"},
+	l := &Latch{
+		m:         newMember(client, li, o, "latch"),
 		closeMode: o.closeMode,
 		listeners: delivery.NewContainer(0, foldTerms),
 		changed:   make(chan struct{}),
-	}, nil
+	}
+	// The first listener, before any of the user's: it is handed a marker
+	// once every listener has returned from the items before it.
+	l.listeners.Add(func(it latchItem) {
+		if it.delivered != nil {
+			close(it.delivered)
+		}
+	})
+	return l, nil
+}
+
+// latchItem is an item of a latch's listener queue: an event, or a marker
+// (delivered non-nil) that the latch's own listener closes once every
+// listener has returned from the events before it.
+type latchItem struct {
+	ev        Event
+	delivered chan struct{}
 }
 
 // foldTerms shortens a listener queue that is full by removing the oldest
 // term that both began and ended in it: a listener that far behind learns
 // nothing from it it must act on.
-func foldTerms(pending []Event) []Event {
+func foldTerms(pending []latchItem) []latchItem {
 	for i := 0; i+1 < len(pending); i++ {
-		if pending[i].Leader && !pending[i+1].Leader && pending[i].Leadership == pending[i+1].Leadership {
+		a, b := pending[i], pending[i+1]
+		if a.delivered == nil && b.delivered == nil && a.ev.Leader && !b.ev.Leader && a.ev.Leadership == b.ev.Leadership {
 			return append(pending[:i:i], pending[i+2:]...)
 		}
 	}
 	return pending
+}
+
+// delivered posts a marker and returns it: it is closed once every
+// listener has returned from the events posted before.
+func (l *Latch) delivered() <-chan struct{} {
+	ch := make(chan struct{})
+	l.listeners.Post(latchItem{delivered: ch})
+	return ch
 }
 
 // ID returns the participant's id.
@@ -80,11 +108,15 @@ func (l *Latch) ID() string { return l.m.id }
 func (l *Latch) Path() string { return l.m.li.Dir() }
 
 // Start joins the election; it returns at once, and the latch works in a
-// goroutine of its own until Close. A latch starts once.
-func (l *Latch) Start() error {
+// goroutine of its own until Close. ctx is the latch's lifetime
+// (docs/lifecycle.md): every term's Context carries its values, and when it
+// ends the latch closes as Close does, so pass the context the application
+// runs under, not a timeout. A latch starts once; Start after Close returns
+// ErrClosed.
+func (l *Latch) Start(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.m.startLocked(l.run); err != nil {
+	if err := l.m.startLocked(ctx, l.run, l.Close); err != nil {
 		return err
 	}
 	l.wakeLocked()
@@ -93,22 +125,25 @@ func (l *Latch) Start() error {
 
 // Close leaves the election: it ends a term under way (its Err is then
 // ErrClosed), tells the listeners if the close mode is NotifyLeader,
-// deletes the latch's node, and returns once the latch's goroutines have
-// stopped and every event has been delivered. If the connection is down it
-// does not wait for it: the client deletes the node once it is back, or the
-// node goes with its session. It must not be called from a listener.
+// deletes the latch's node once the term's code has let go (within the
+// grace), and returns once the latch's goroutines have stopped and every
+// event has been delivered. If the connection is down it does not wait for
+// it: the client deletes the node once it is back, or the node goes with
+// its session. Close is idempotent (a later call waits for the first to
+// finish and returns nil), and a latch closed before Start never starts.
+// It must not be called from a listener.
 func (l *Latch) Close() error {
 	l.mu.Lock()
-	stop, err := l.m.closeLocked()
-	if err == nil {
+	first := l.m.closeLocked()
+	if first {
 		l.wakeLocked()
 	}
 	l.mu.Unlock()
-	if err != nil {
-		return err
+	if !first {
+		l.m.awaitClosed()
+		return nil
 	}
-	stop()
-	l.listeners.Close()
+	l.m.finishClose(l.listeners.Close)
 	return nil
 }
 
@@ -148,13 +183,15 @@ func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 	}
 	for {
 		l.mu.Lock()
-		state, t, changed := l.m.state, l.term, l.changed
+		err, t, changed := l.m.endedLocked(), l.term, l.changed
+		var life, stopped <-chan struct{}
+		if err == nil {
+			life, stopped = l.m.life.Done(), l.m.stopped
+		}
 		l.mu.Unlock()
 		switch {
-		case state == created:
-			return nil, ErrNotStarted
-		case state == closed:
-			return nil, ErrClosed
+		case err != nil:
+			return nil, err
 		case t != nil && t.Err() == nil:
 			return t, nil
 		}
@@ -163,12 +200,13 @@ func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 			ended = t.Done() // leading ended; wait for the next term
 		}
 		select {
-		case <-l.m.stopped: // the client closed under the latch: no term can come
-			return nil, errClientClosed
+		case <-stopped: // the client closed under the latch: no term can come (endedLocked says so)
+		case <-life:
 		case <-changed:
 		case <-ended:
 			select { // the run loop clears the term next
 			case <-changed:
+			case <-life:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
@@ -180,12 +218,21 @@ func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 
 // AddListener registers fn to be told when a term begins and ends, in
 // order, from a goroutine of the latch's own (never the client's); a slow
-// listener delays only the latch's later events. remove unregisters it.
+// listener delays only the latch's later events. The latch deletes an
+// ended term's node only once every listener has returned from the term's
+// events, its end included, or once the grace has passed (WithGrace): a
+// listener that stops the leader's work at the end event, and waits for
+// it, keeps the next participant from leading meanwhile. A listener must
+// not wait for the latch's next term (Await) then. remove unregisters it.
 func (l *Latch) AddListener(fn func(Event)) (remove func(), err error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%w: nil listener", ErrInvalidArg)
 	}
-	return l.listeners.Add(fn), nil
+	return l.listeners.Add(func(it latchItem) {
+		if it.delivered == nil {
+			fn(it.ev)
+		}
+	}), nil
 }
 
 // Participants returns the election's participants in queue order, the
@@ -211,9 +258,9 @@ func (l *Latch) setTerm(t *Leadership, tell bool) {
 		return
 	}
 	if t != nil {
-		l.listeners.Post(Event{Leader: true, Leadership: t})
+		l.listeners.Post(latchItem{ev: Event{Leader: true, Leadership: t}})
 	} else if old != nil {
-		l.listeners.Post(Event{Leader: false, Leadership: old})
+		l.listeners.Post(latchItem{ev: Event{Leader: false, Leadership: old}})
 	}
 }
 
@@ -224,7 +271,7 @@ func (l *Latch) run(ctx context.Context) {
 		if !ok {
 			return
 		}
-		t := newLeadership(hold, ctx.Done())
+		t := newLeadership(hold, ctx)
 		tell := ctx.Err() == nil // no term begins for the listeners once Close has begun
 		l.setTerm(t, tell)
 		<-t.Done()
@@ -232,6 +279,9 @@ func (l *Latch) run(ctx context.Context) {
 		// The listeners hear of every end but a silent Close's: a term
 		// lost before the Close is a loss.
 		l.setTerm(nil, tell && (!errors.Is(t.Err(), ErrClosed) || l.closeMode == NotifyLeader))
+		// The node goes once the term's code has let go: no other
+		// participant can lead while a listener still acts for the term.
+		l.m.awaitLetGo(t, l.delivered())
 		l.m.leave(ctx, hold)
 		if ctx.Err() != nil {
 			return

@@ -24,7 +24,7 @@ func startLatches(t *testing.T, n int, opts ...leader.Option) []*leader.Latch {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Start(); err != nil {
+		if err := l.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = l.Close() })
@@ -98,8 +98,8 @@ func TestLatchElectsInJoinOrder(t *testing.T) {
 	if got := ids(waitParticipants(t, ls[2], 2)); got != "p1* p2" {
 		t.Fatalf("participants %q, want p1* p2", got)
 	}
-	if err := ls[0].Close(); !errors.Is(err, leader.ErrClosed) {
-		t.Fatalf("second Close = %v, want ErrClosed", err)
+	if err := ls[0].Close(); err != nil {
+		t.Fatalf("second Close = %v, want nil: Close is idempotent", err)
 	}
 	if _, err := ls[0].Await(ctxT(t)); !errors.Is(err, leader.ErrClosed) {
 		t.Fatalf("Await after Close = %v, want ErrClosed", err)
@@ -139,7 +139,7 @@ func TestLatchListenersAndCloseModes(t *testing.T) {
 				t.Fatal(err)
 			}
 			ch := events(t, l)
-			if err := l.Start(); err != nil {
+			if err := l.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			ev := nextEvent(t, ch)
@@ -193,7 +193,7 @@ func TestAwaitAfterTheClientClosed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Start(); err != nil {
+		if err := l.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = l.Close() })

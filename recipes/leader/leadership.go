@@ -20,17 +20,22 @@ type Leadership struct {
 	stopped chan struct{} // closed when watch has returned
 
 	mu    sync.Mutex
-	cause error // why the term ended, once decided; it never changes after
+	cause error         // why the term ended, once decided; it never changes after
+	holds int           // Retains not released (letgo.go)
+	idle  chan struct{} // closed when holds falls to 0
 }
 
-// newLeadership begins the term of hold and starts the goroutine that ends
-// it when the hold is lost, or with ErrClosed when closing ends (the
-// recipe's Close). The recipe that calls it stops that goroutine with
-// finish.
-func newLeadership(hold *locks.Hold, closing <-chan struct{}) *Leadership {
-	ctx, end := context.WithCancelCause(context.Background())
+// newLeadership begins the term of hold under life, the recipe's run
+// context (derived from the context given to Start), and starts the
+// goroutine that ends it when the hold is lost, or with ErrClosed when
+// life ends (Close, or the end of Start's context). The term's context
+// carries life's values; it ends only through that goroutine, so that its
+// cause is always the term's Err. The recipe that calls it stops that
+// goroutine with finish.
+func newLeadership(hold *locks.Hold, life context.Context) *Leadership {
+	ctx, end := context.WithCancelCause(context.WithoutCancel(life))
 	l := &Leadership{hold: hold, ctx: ctx, end: end, ending: make(chan error, 1), stopped: make(chan struct{})}
-	go l.watch(hold.Lost(), closing)
+	go l.watch(hold.Lost(), life.Done())
 	return l
 }
 
@@ -93,7 +98,11 @@ func lossError(err error) error {
 // the node is deleted, and when the recipe ends the term.
 func (l *Leadership) Done() <-chan struct{} { return l.ctx.Done() }
 
-// Context returns a context that ends with the term; its cause is Err.
+// Context returns a context that ends with the term; its cause is Err. It
+// carries the values of the context given to the recipe's Start, and ends
+// (with ErrClosed) when that context does: bound the term's calls by it (or
+// by a context derived from it), and cancelling the application's context
+// stops them.
 func (l *Leadership) Context() context.Context { return l.ctx }
 
 // Err returns nil while the term lasts, and then why it ended: an error

@@ -11,18 +11,27 @@ import (
 )
 
 // member is what a Latch and a Selector share: a participant's place in an
-// election, and the goroutine that joins it, leads and leaves.
+// election, the goroutine that joins it, leads and leaves, and the
+// lifecycle (docs/lifecycle.md).
 type member struct {
 	client *framework.Client
 	li     *locks.LockInternals
 	id     string
-	kind   string // "latch" or "selector", for log lines
+	kind   string        // "latch" or "selector", for log lines and errors
+	grace  time.Duration // how long an ended term's code may hold its node (letgo.go)
 
-	state   runState // guarded by the recipe's lock
-	stop    context.CancelFunc
-	stopped chan struct{} // closed when the run goroutine has returned
+	state     runState        // guarded by the recipe's lock
+	life      context.Context // the run's context: ends at Close, or when Start's context ends
+	stop      context.CancelFunc
+	stopAfter func() bool   // unregisters the Close that Start's context's end calls
+	stopped   chan struct{} // closed when the run goroutine has returned
+	closed    chan struct{} // closed when the first Close has finished
 
 	stale string // the node of an ended term whose delete may be pending; the run goroutine's
+}
+
+func newMember(client *framework.Client, li *locks.LockInternals, o options, kind string) member {
+	return member{client: client, li: li, id: o.id, kind: kind, grace: o.grace, closed: make(chan struct{})}
 }
 
 type runState int
@@ -33,45 +42,71 @@ const (
 	closed
 )
 
-// startLocked starts run in the member's goroutine, once. Callers hold the
+// startLocked starts run in the member's goroutine, once, under a context
+// derived from ctx, and has ctx's end call closeFn. Callers hold the
 // recipe's lock.
-func (m *member) startLocked(run func(ctx context.Context)) error {
+func (m *member) startLocked(ctx context.Context, run func(ctx context.Context), closeFn func() error) error {
 	switch m.state {
 	case started:
-		return ErrAlreadyStarted
+		return fmt.Errorf("%w: %s %s", ErrAlreadyStarted, m.kind, m.li.Dir())
 	case closed:
-		return ErrClosed
+		return fmt.Errorf("%w: %s %s was closed before Start", ErrClosed, m.kind, m.li.Dir())
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	m.state, m.stop, m.stopped = started, cancel, make(chan struct{})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	life, cancel := context.WithCancel(ctx)
+	m.state, m.life, m.stop, m.stopped = started, life, cancel, make(chan struct{})
 	go func() {
 		defer close(m.stopped)
-		run(ctx)
+		run(life)
 	}()
+	m.stopAfter = context.AfterFunc(ctx, func() { _ = closeFn() })
 	return nil
 }
 
-// closeLocked marks the member closed and returns the function that stops
-// its goroutine and waits for it, which the caller calls without its lock.
-func (m *member) closeLocked() (stop func(), err error) {
-	switch m.state {
-	case created:
-		return nil, ErrNotStarted
-	case closed:
-		return nil, ErrClosed
+// closeLocked marks the member closed. It reports whether this is the
+// first Close; the caller then calls finishClose without its lock, and
+// any later Close calls awaitClosed.
+func (m *member) closeLocked() (first bool) {
+	if m.state == closed {
+		return false
 	}
 	m.state = closed
-	return func() {
-		m.stop()
-		<-m.stopped
-	}, nil
+	return true
 }
 
-// clientClosed returns the error of a call on a member whose goroutine has
-// returned because the client closed under it, or nil.
-func (m *member) clientClosed() error {
-	if m.stopped == nil {
-		return nil
+// finishClose stops the run goroutine and waits for it, then runs after
+// (the recipe's own stopping) and lets later Closes return.
+func (m *member) finishClose(after func()) {
+	if m.stopAfter != nil {
+		m.stopAfter()
+	}
+	if m.stop != nil {
+		m.stop()
+		<-m.stopped
+	}
+	after()
+	close(m.closed)
+}
+
+// awaitClosed waits until the first Close has finished.
+func (m *member) awaitClosed() { <-m.closed }
+
+// endedLocked returns the error of a call on a member that does not run,
+// or nil: ErrNotStarted before Start, ErrClosed once Close has begun or
+// Start's context has ended, and errClientClosed once the run goroutine
+// has returned because the client closed under it. Callers hold the
+// recipe's lock.
+func (m *member) endedLocked() error {
+	switch m.state {
+	case created:
+		return ErrNotStarted
+	case closed:
+		return ErrClosed
+	}
+	if m.life.Err() != nil {
+		return ErrClosed
 	}
 	select {
 	case <-m.stopped:
@@ -81,7 +116,7 @@ func (m *member) clientClosed() error {
 	}
 }
 
-var errClientClosed = fmt.Errorf("%w: the client closed: %w", ErrClosed, framework.ErrClosed)
+var errClientClosed = fmt.Errorf("%w: the client closed", ErrClosed)
 
 // join makes a node in the election and waits for it to lead, trying again
 // after errors until ctx ends; it reports false then. The node of an ended

@@ -37,7 +37,7 @@ func TestObserveFollowsLeadersHerdFree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Start(); err != nil {
+		if err := l.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = l.Close() })
@@ -113,7 +113,7 @@ func TestObserveEmptyElection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Start(); err != nil {
+	if err := l.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close() })

@@ -2,6 +2,7 @@ package leader
 
 import (
 	"fmt"
+	"time"
 	"unicode/utf8"
 )
 
@@ -22,8 +23,10 @@ type Option func(*options)
 type options struct {
 	id          string
 	closeMode   CloseMode
-	modeSet     bool // WithCloseMode was given: a Latch's option
-	autoRequeue bool // a Selector's option
+	modeSet     bool                     // WithCloseMode was given: a Latch's option
+	autoRequeue bool                     // a Selector's option
+	onError     func(*Leadership, error) // a Selector's option
+	grace       time.Duration
 }
 
 // WithID sets the participant's id, the data of its node, which every
@@ -44,10 +47,33 @@ func WithCloseMode(m CloseMode) Option {
 // option only: NewLatch refuses it (a latch stays in the election anyway).
 func WithAutoRequeue() Option { return func(o *options) { o.autoRequeue = true } }
 
+// WithErrorHandler has a Selector call handle with every error its
+// leadership function returns (Curator surfaces a takeLeadership failure;
+// a Go function returns it), and the term that function ran. handle runs
+// on the selector's goroutine once the term's node is deleted, so it never
+// delays the next leader, one call at a time and in order; Close waits for
+// a call under way, so handle must not call Close. It is not called for an
+// error that only reports the term's end: one that wraps context.Canceled
+// or the term's Err, returned after the term ended. It is a Selector's
+// option only: NewLatch refuses it.
+func WithErrorHandler(handle func(term *Leadership, err error)) Option {
+	return func(o *options) { o.onError = handle }
+}
+
+// WithGrace sets how long, at most, the participant keeps an ended term's
+// node in the election while the term's code still runs (DefaultGrace):
+// a Latch's listeners still in a call for the term (its end included),
+// and Retains not released. Once they have let go the node is deleted at
+// once; if the grace runs out first, it is deleted anyway and the client's
+// logger says so, and another participant may lead while that code runs.
+// 0 does not wait. A Selector waits for its function however long it
+// takes (Close says so), and the grace for its Retains.
+func WithGrace(d time.Duration) Option { return func(o *options) { o.grace = d } }
+
 // applyOptions returns the options opts set, for a Latch (latch true) or
 // a Selector.
 func applyOptions(opts []Option, latch bool) (options, error) {
-	var o options
+	o := options{grace: DefaultGrace}
 	for _, opt := range opts {
 		if opt == nil {
 			return o, fmt.Errorf("%w: nil option", ErrInvalidArg)
@@ -55,12 +81,16 @@ func applyOptions(opts []Option, latch bool) (options, error) {
 		opt(&o)
 	}
 	switch {
+	case o.grace < 0:
+		return o, fmt.Errorf("%w: grace %v", ErrInvalidArg, o.grace)
 	case !utf8.ValidString(o.id):
 		return o, fmt.Errorf("%w: participant id %q is not valid UTF-8", ErrInvalidArg, o.id)
 	case o.closeMode != Silent && o.closeMode != NotifyLeader:
 		return o, fmt.Errorf("%w: close mode %d", ErrInvalidArg, o.closeMode)
 	case latch && o.autoRequeue:
 		return o, fmt.Errorf("%w: WithAutoRequeue is a Selector's option", ErrInvalidArg)
+	case latch && o.onError != nil:
+		return o, fmt.Errorf("%w: WithErrorHandler is a Selector's option", ErrInvalidArg)
 	case !latch && o.modeSet:
 		return o, fmt.Errorf("%w: WithCloseMode is a Latch's option", ErrInvalidArg)
 	}

@@ -13,7 +13,13 @@ import (
 
 // Func is a Selector's leadership function. It runs while its participant
 // leads and must return when ctx ends: the term ended (ctx's cause and
-// l.Err say why). Returning ends the term.
+// l.Err say why), which it does when the context given to Start ends too.
+// ctx is l.Context(): it carries the values of Start's context. Returning
+// ends the term, with nil or an error alike. An error goes to the handler
+// set with WithErrorHandler (and to the client's logger, which is off by
+// default); without a handler nothing else sees it. An error that only
+// reports the term's end (ctx.Err() or context.Cause(ctx), returned after
+// ctx ended) goes nowhere: l.Err says why the term ended.
 type Func func(ctx context.Context, l *Leadership) error
 
 // Selector is Curator's LeaderSelector: a participant that queues on a
@@ -28,6 +34,7 @@ type Selector struct {
 	m           member
 	fn          Func
 	autoRequeue bool
+	onError     func(*Leadership, error)
 
 	mu     sync.Mutex    // guards m's state and the fields below
 	queued bool          // in the election, or about to be: from Start, Requeue or auto-requeue until the term ends
@@ -53,7 +60,7 @@ func NewSelector(client *framework.Client, path string, fn Func, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
-	return &Selector{m: member{client: client, li: li, id: o.id, kind: "selector"}, fn: fn, autoRequeue: o.autoRequeue, wake: make(chan struct{}, 1)}, nil
+	return &Selector{m: newMember(client, li, o, "selector"), fn: fn, autoRequeue: o.autoRequeue, onError: o.onError, wake: make(chan struct{}, 1)}, nil
 }
 
 // ID returns the participant's id.
@@ -63,11 +70,15 @@ func (s *Selector) ID() string { return s.m.id }
 func (s *Selector) Path() string { return s.m.li.Dir() }
 
 // Start queues the selector for leadership once (again after each term
-// with WithAutoRequeue); it returns at once. A selector starts once.
-func (s *Selector) Start() error {
+// with WithAutoRequeue); it returns at once. ctx is the selector's lifetime
+// (docs/lifecycle.md): the function's context derives from it, and when it
+// ends the selector closes as Close does, so pass the context the
+// application runs under (a signal.NotifyContext, say), not a timeout. A
+// selector starts once; Start after Close returns ErrClosed.
+func (s *Selector) Start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.m.startLocked(s.run); err != nil {
+	if err := s.m.startLocked(ctx, s.run, s.Close); err != nil {
 		return err
 	}
 	s.queueLocked()
@@ -79,13 +90,7 @@ func (s *Selector) Start() error {
 func (s *Selector) Requeue() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch s.m.state {
-	case created:
-		return false, ErrNotStarted
-	case closed:
-		return false, ErrClosed
-	}
-	if err := s.m.clientClosed(); err != nil {
+	if err := s.m.endedLocked(); err != nil {
 		return false, err
 	}
 	if s.queued {
@@ -143,15 +148,18 @@ func (s *Selector) Leader(ctx context.Context) (Participant, error) {
 // not be called from the function (it would wait for itself): to leave
 // the election from there, return without WithAutoRequeue. If the connection
 // is down Close does not wait for it: the client deletes the node once it
-// is back, or the node goes with its session.
+// is back, or the node goes with its session. Close is idempotent (a later
+// call waits for the first to finish and returns nil), and a selector
+// closed before Start never starts.
 func (s *Selector) Close() error {
 	s.mu.Lock()
-	stop, err := s.m.closeLocked()
+	first := s.m.closeLocked()
 	s.mu.Unlock()
-	if err != nil {
-		return err
+	if !first {
+		s.m.awaitClosed()
+		return nil
 	}
-	stop()
+	s.m.finishClose(func() {})
 	return nil
 }
 
@@ -162,8 +170,12 @@ func (s *Selector) run(ctx context.Context) {
 		if !ok {
 			return
 		}
-		s.lead(ctx, hold)
+		t, err := s.lead(ctx, hold)
+		s.m.awaitLetGo(t, nil) // the function has returned; its Retains
 		s.m.leave(ctx, hold)
+		if err != nil && s.onError != nil {
+			s.onError(t, err)
+		}
 	}
 }
 
@@ -186,9 +198,10 @@ func (s *Selector) awaitQueued(ctx context.Context) bool {
 }
 
 // lead runs one term of hold: the function, under a context that ends with
-// the term; the term has ended when it returns.
-func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
-	t := newLeadership(hold, ctx.Done())
+// the term; the term has ended when it returns. It returns the term, and
+// the function's error unless it only reports the term's end.
+func (s *Selector) lead(ctx context.Context, hold *locks.Hold) (*Leadership, error) {
+	t := newLeadership(hold, ctx)
 	s.mu.Lock()
 	s.term = t
 	s.mu.Unlock()
@@ -196,9 +209,12 @@ func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
 	if ctx.Err() == nil { // not when Close came as the term began
 		err = s.fn(t.Context(), t)
 	}
+	if err != nil && endOnly(t, err) {
+		err = nil
+	}
 	t.finish(ErrResigned)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		s.m.client.Logger().Warn("leader selector: the leadership function failed", "path", s.m.li.Dir(), "err", err)
+	if err != nil {
+		s.m.client.Logger().Warn("leader selector: the leadership function failed", "path", s.m.li.Dir(), "node", t.Node(), "err", err)
 	}
 	s.mu.Lock()
 	s.term = nil
@@ -207,4 +223,12 @@ func (s *Selector) lead(ctx context.Context, hold *locks.Hold) {
 		s.queueLocked()
 	}
 	s.mu.Unlock()
+	return t, err
+}
+
+// endOnly reports whether err, which t's function has just returned, only
+// reports the term's end: the term had ended, and err is its context's
+// error or its Err.
+func endOnly(t *Leadership, err error) bool {
+	return t.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(t.Context())))
 }

@@ -73,7 +73,7 @@ func startSelectors(t *testing.T, r *termRecorder, n int, opts ...leader.Option)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Start(); err != nil {
+		if err := s.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = s.Close() })
@@ -160,8 +160,8 @@ func TestSelectorInterruptAndClose(t *testing.T) {
 	if tm = r.next(t); tm.id != "s0" { // requeued after the interrupt
 		t.Fatalf("%s leads after the close, want s0", tm.id)
 	}
-	if err := ss[1].Close(); !errors.Is(err, leader.ErrClosed) {
-		t.Fatalf("second Close = %v, want ErrClosed", err)
+	if err := ss[1].Close(); err != nil {
+		t.Fatalf("second Close = %v, want nil: Close is idempotent", err)
 	}
 	if _, err := ss[1].Requeue(); !errors.Is(err, leader.ErrClosed) {
 		t.Fatalf("Requeue after Close = %v, want ErrClosed", err)
@@ -190,7 +190,7 @@ func TestSelectorJoinsAgainAfterAFailedJoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(); err != nil {
+	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
@@ -233,4 +233,73 @@ func TestRequeueWhileWaitingIsNoOp(t *testing.T) {
 		t.Fatalf("%s leads third, want s1", tm.id)
 	}
 	tm.done <- nil
+}
+
+// TestSelectorErrorHandler: what a leadership function returns is seen
+// without a logger: WithErrorHandler is called with each error and its
+// term, in order, once the term's node is gone; an error that only reports
+// the term's end (the function returning ctx.Err() after an interrupt) is
+// not passed on. NewLatch refuses the option.
+func TestSelectorErrorHandler(t *testing.T) {
+	type failure struct {
+		node string
+		err  error
+		gone bool // the term's node was gone when the handler ran
+	}
+	cs := clients(t, 1)
+	failures := make(chan failure, 4)
+	boom, again := errors.New("boom"), errors.New("again")
+	terms := make(chan *leader.Leadership, 4)
+	returns := make(chan func(ctx context.Context) error, 4)
+	s, err := leader.NewSelector(cs[0], "/election", func(ctx context.Context, l *leader.Leadership) error {
+		terms <- l
+		return (<-returns)(ctx)
+	}, leader.WithAutoRequeue(), leader.WithErrorHandler(func(l *leader.Leadership, err error) {
+		ok, _, xerr := cs[0].Exists(ctxT(t), l.Node())
+		failures <- failure{l.Node(), err, xerr == nil && !ok}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+
+	first := <-terms
+	returns <- func(context.Context) error { return boom }
+	second := <-terms
+	returns <- func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() } // the term's end only
+	s.InterruptLeadership()
+	third := <-terms
+	returns <- func(context.Context) error { return fmt.Errorf("compacting: %w", again) }
+	<-terms // the fourth term: its function waits for Close
+	returns <- func(ctx context.Context) error { <-ctx.Done(); return context.Cause(ctx) }
+
+	for _, want := range []struct {
+		term *leader.Leadership
+		err  error
+	}{{first, boom}, {third, again}} {
+		var got failure
+		select {
+		case got = <-failures:
+		case <-ctxT(t).Done():
+			t.Fatalf("the error %v of the term at %s never reached the handler", want.err, want.term.Node())
+		}
+		if got.node != want.term.Node() || !errors.Is(got.err, want.err) || !got.gone {
+			t.Fatalf("handler saw %+v; want %v at %s, once the node was gone (the second term, at %s, ended by an interrupt, is not a failure)",
+				got, want.err, want.term.Node(), second.Node())
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-failures:
+		t.Fatalf("handler called for a term ended by Close: %+v", got)
+	default:
+	}
+	if _, err := leader.NewLatch(cs[0], "/election", leader.WithErrorHandler(func(*leader.Leadership, error) {})); !errors.Is(err, leader.ErrInvalidArg) {
+		t.Fatalf("NewLatch with WithErrorHandler = %v, want ErrInvalidArg", err)
+	}
 }

@@ -313,8 +313,8 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (outcome, error) 
 	c := q.cfg.client
 	lock, item := framework.JoinPath(q.cfg.lockPath, name), framework.JoinPath(q.cfg.path, name)
 	_, changed := c.StateChanged()
-	session := c.SessionID()
-	if got, err := q.lock(ctx, item, lock, lockToken(), session); got != taken || err != nil {
+	session, got, err := q.lock(ctx, item, lock, lockToken(), c.SessionID())
+	if got != taken || err != nil {
 		return got, err
 	}
 	data, _, err := c.Get(ctx, item)
@@ -351,42 +351,50 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (outcome, error) 
 
 // lock creates an item's lock node holding token, if the item is still
 // there: taken if it did, missed if the item is gone, locked if another
-// consumer has it.
-func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, session int64) (outcome, error) {
+// consumer has it. session is the client's session before the create;
+// owner, once taken, is the session that owns the lock node: a create sent
+// while the client reconnected after session was lost is made under the
+// next session.
+func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, session int64) (owner int64, got outcome, err error) {
 	c := q.cfg.client
 	// Not ctx: a create in flight when ctx ended could leave the node.
 	sctx, cancel := q.settleContext(ctx)
 	defer cancel()
-	_, err := c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, token, framework.Ephemeral))
+	_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, token, framework.Ephemeral))
 	var te *framework.TxnError
 	if errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode) {
 		// The lock path is gone (deleted by hand?): make it again, as
 		// Start did, and try once more.
 		q.log.Warn("queue: the lock path does not exist; creating it", "lock path", q.cfg.lockPath)
 		if _, err := c.Create(sctx, q.cfg.lockPath, nil, framework.WithContainerParents()); err != nil && !errors.Is(err, framework.ErrNodeExists) {
-			return missed, err
+			return 0, missed, err
 		}
 		_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, token, framework.Ephemeral))
 	}
 	switch {
+	case err == nil && c.SessionID() == session:
+		return session, taken, nil
 	case err == nil:
-		return taken, nil
+		// The session changed around the create: ask the node whose it
+		// is, or settle and unlock would leave it behind as a lost
+		// session's (which went with it) while the next one keeps it.
 	case errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNodeExists):
-		return locked, nil
+		return 0, locked, nil
 	case errors.As(err, &te):
-		return missed, nil // the item is gone
+		return 0, missed, nil // the item is gone
 	case !errors.Is(err, framework.ErrOutcomeUnknown):
-		return missed, err
+		return 0, missed, err
 	}
-	// A lost reply: the lock node is ours if it holds our token, and
-	// another's, or gone (for the pass to see), if not.
-	switch ours, err := q.ownsLock(sctx, lock, token, session); {
+	// A lost reply, or a new session: the lock node is ours if it holds our
+	// token and the client's current session owns it (a lost one's went
+	// with it); another's, or gone (for the pass to see), if not.
+	switch owner, err := q.ownsLock(sctx, lock, token); {
 	case err != nil:
-		return missed, err
-	case ours:
-		return taken, nil
+		return 0, missed, err
+	case owner != 0:
+		return owner, taken, nil
 	}
-	return locked, nil
+	return 0, locked, nil
 }
 
 // lockToken returns the data of a new lock node: random, new at each take,
@@ -400,19 +408,23 @@ func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, ses
 // consumers are not affected.
 func lockToken() []byte { return []byte(crand.Text()) }
 
-// ownsLock reports whether the lock node exists with token as its data,
-// owned by session, which is still the client's: a node this take made
-// (after a lost reply, say), and not another consumer's.
-func (q *core[T]) ownsLock(ctx context.Context, lock string, token []byte, session int64) (bool, error) {
+// ownsLock returns the session that owns the lock node if the node holds
+// token as its data and is owned by the client's current session: a node
+// this take made (after a lost reply, or under the session that followed a
+// lost one), and not another consumer's. It returns 0 otherwise.
+func (q *core[T]) ownsLock(ctx context.Context, lock string, token []byte) (int64, error) {
 	c := q.cfg.client
 	data, stat, err := c.Get(ctx, lock)
 	switch {
 	case errors.Is(err, framework.ErrNoNode):
-		return false, nil
+		return 0, nil
 	case err != nil:
-		return false, err
+		return 0, err
 	}
-	return bytes.Equal(data, token) && stat.EphemeralOwner == session && c.SessionID() == session, nil
+	if !bytes.Equal(data, token) || stat.EphemeralOwner != c.SessionID() {
+		return 0, nil
+	}
+	return stat.EphemeralOwner, nil
 }
 
 // settle removes a taken item and its lock node in one transaction, with

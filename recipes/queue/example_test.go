@@ -192,3 +192,44 @@ func ExampleDelayQueue() {
 	// drink water
 	// stand up
 }
+
+// One queue spread over shards, as Curator's QueueSharder spreads it: each
+// shard is a lock-safe Queue locked under a path of its own, and each put
+// goes to a shard Queue picks. Java sharders on the same paths share the
+// shards.
+func ExampleSharder() {
+	client := connect("example-sharder")
+	defer client.Close()
+	ctx := context.Background()
+
+	got := make(chan string)
+	consume := func(ctx context.Context, job string) error {
+		select {
+		case got <- job:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	shard := func(path string) (*queue.Queue[string], error) {
+		_, name := framework.SplitPath(path)
+		return queue.New(client, path, queue.String{}, consume, queue.WithLockPath("/jobs-locks/"+name))
+	}
+	jobs, err := queue.NewSharder(client, "/jobs", "/jobs-leader", queue.SharderPolicies{Threshold: 1000, MaxShards: 4}, shard)
+	if err != nil {
+		panic(err)
+	}
+	if err := jobs.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer jobs.Close()
+	q, err := jobs.Queue()
+	if err != nil {
+		panic(err)
+	}
+	if err := q.Put(ctx, "resize"); err != nil {
+		panic(err)
+	}
+	fmt.Println(len(jobs.Paths()), "shard,", <-got)
+	// Output: 1 shard, resize
+}

@@ -99,18 +99,21 @@ func (q *core[T]) tryRemove(ctx context.Context, name string) (bool, error) {
 	}
 	lock, token := framework.JoinPath(q.cfg.lockPath, name), lockToken()
 	session := c.SessionID()
-	if _, err := c.Create(ctx, lock, token, framework.WithMode(framework.Ephemeral)); errors.Is(err, framework.ErrNodeExists) {
+	_, err := c.Create(ctx, lock, token, framework.WithMode(framework.Ephemeral))
+	switch {
+	case errors.Is(err, framework.ErrNodeExists) || err == nil && c.SessionID() != session:
 		// Ours only if a retry after a lost reply found the node this
-		// create made: a consumer on the same session has the item
-		// otherwise.
-		if ok, err := q.ownsLock(ctx, lock, token, session); !ok || err != nil {
+		// create made (a consumer on the same session has the item
+		// otherwise), or, the session having changed around the create,
+		// if the current session owns it.
+		if session, err = q.ownsLock(ctx, lock, token); session == 0 || err != nil {
 			return false, err
 		}
-	} else if err != nil {
+	case err != nil:
 		return false, err
 	}
 	defer q.unlock(ctx, lock, session)
-	err := c.Delete(ctx, item)
+	err = c.Delete(ctx, item)
 	if gone(err) {
 		return false, nil
 	}

@@ -49,7 +49,7 @@ type delivery struct {
 // startJava compiles and starts the Java peer in namespace ns.
 func startJava(t *testing.T, ns string) *javaPeer {
 	classes := t.TempDir()
-	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "QueuePeer.java")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("javac", "-J-XX:TieredStopAtLevel=1", "-J-Xshare:auto", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "QueuePeer.java")).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s\n(Curator comes from: apt-get install -y libcurator-recipes-java)", err, out)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -590,4 +590,105 @@ func TestInteropWithCurator(t *testing.T) {
 		java.items.wait(t, n+len(due))
 		check(t, since(n), due)
 	})
+
+	// Sharders: a Go and a Java QueueSharder on one path, with lock-safe
+	// shards whose consumers wait until the end. Go leads first and adds a
+	// shard (its maximum is 2) once Java's items fill the first; then Java
+	// leads and adds a third (its maximum is 3). Java's items go into the
+	// shard Go made and Go's into the one Java made; both run a queue on
+	// every shard; every item is consumed once, by either side.
+	t.Run("sharder", func(t *testing.T) {
+		const path, leaderPath, lockRoot = "/sq", "/sq-leader", "/sq-locks"
+		open := make(chan struct{})
+		var once sync.Once
+		defer once.Do(func() { close(open) })
+		record := func(item string) { java.items.add(delivery{by: "g", item: item}) }
+		newSharder := func(max int) (*framework.Client, *queue.Sharder[*queue.Queue[string]]) {
+			c := newGo(t)
+			return c, startSharder(t, c, path, leaderPath, queue.SharderPolicies{Threshold: 3, CheckInterval: 50 * time.Millisecond, MaxShards: max},
+				shardAllocator(c, lockRoot, open, record))
+		}
+		javaPaths := func() []string { return strings.Fields(java.do(t, "sharder-paths 9")) }
+		samePaths := func(what string, s *queue.Sharder[*queue.Queue[string]], n int) []string {
+			t.Helper()
+			var paths []string
+			recipestest.Eventually(t, what, func() (bool, string) {
+				paths = s.Paths()
+				j := javaPaths()
+				return len(paths) == n && slices.Equal(paths, j), fmt.Sprintf("Go %v, Java %v", paths, j)
+			})
+			return paths
+		}
+		n := len(java.items.got())
+
+		c, g1 := newSharder(2)
+		recipestest.Eventually(t, "the Go sharder's latch node", func() (bool, string) {
+			return len(children(t, c, path+"-leader")) == 1, "" // Go joins first: it leads
+		})
+		java.do(t, "sharder 9 %s %s %s 3 50 3", path, leaderPath, lockRoot)
+		first := samePaths("Java taking up the Go sharder's shard", g1, 1)[0]
+		for _, it := range []string{"j0", "j1", "j2"} { // into the only shard
+			java.do(t, "sharder-put 9 %s", it)
+		}
+		paths := samePaths("the Go leader's second shard", g1, 2)
+		goMade := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return p == first })[0]
+		// Java's puts go to the shard Go made, once Java's count found the
+		// first full.
+		javaItems := []string{"j0", "j1", "j2"}
+		for i := 3; !slices.ContainsFunc(itemsIn(t, c, goMade), func(s string) bool { return strings.HasPrefix(s, "j") }); i++ {
+			if i == 23 {
+				t.Fatalf("20 Java puts, none in the shard Go made: %v", itemsIn(t, c, goMade))
+			}
+			javaItems = append(javaItems, fmt.Sprint("j", i))
+			java.do(t, "sharder-put 9 %s", javaItems[i])
+		}
+		if err := g1.Close(); err != nil { // Java leads now
+			t.Fatal(err)
+		}
+		c, g2 := newSharder(2)
+		paths = samePaths("the Java leader's third shard", g2, 3)
+		if got := children(t, c, path); len(got) != 3 {
+			t.Fatalf("shards %v, want 3", got)
+		}
+		javaMade := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return p == first || p == goMade })[0]
+		for _, p := range paths {
+			if _, name := framework.SplitPath(p); !shardName.MatchString(name) {
+				t.Fatalf("shard %s: want queue-<uuid>", p)
+			}
+		}
+		var goItems []string
+		for i := 0; !slices.ContainsFunc(itemsIn(t, c, javaMade), func(s string) bool { return strings.HasPrefix(s, "g") }); i++ {
+			if i == 20 {
+				t.Fatalf("20 Go puts, none in the shard Java made: %v", itemsIn(t, c, javaMade))
+			}
+			goItems = append(goItems, fmt.Sprint("g", i))
+			put(t, g2, goItems[i])
+		}
+
+		once.Do(func() { close(open) })
+		java.do(t, "open 9")
+		want := len(javaItems) + len(goItems)
+		got := java.items.wait(t, n+want)[n:]
+		java.do(t, "sharder-stop 9")
+		counts := make(map[string]int)
+		for _, d := range got {
+			counts[strings.Split(d.item, "@")[0]]++
+		}
+		for _, it := range append(javaItems, goItems...) {
+			if counts[it] != 1 {
+				t.Errorf("%s consumed %d times", it, counts[it])
+			}
+		}
+		if len(counts) != want {
+			t.Errorf("consumed %v, want %d items", got, want)
+		}
+		for _, p := range paths {
+			recipestest.Eventually(t, "the shards emptied", func() (bool, string) {
+				kids := children(t, c, p)
+				return len(kids) == 0, fmt.Sprint(p, kids)
+			})
+		}
+		t.Logf("shards: %s (Go's), %s (Go's), %s (Java's); consumed: %v", first, goMade, javaMade, got)
+	})
+
 }

@@ -401,6 +401,26 @@ func TestBadInputSendsNothing(t *testing.T) {
 	_, bad["min items -1"] = queue.NewPriority(c, "/q", queue.String{}, nil, queue.WithMinItemsBeforeRefresh(-1))
 	_, bad["min items on a queue"] = queue.New(c, "/q", queue.String{}, nil, queue.WithMinItemsBeforeRefresh(3))
 	_, bad["id queue path with |"] = queue.NewID(c, "/q|x", queue.String{}, nil)
+	alloc := func(p string) (*queue.Queue[string], error) { return queue.New(c, p, queue.String{}, nil) }
+	for name, args := range map[string]struct {
+		path, leader string
+		pol          queue.SharderPolicies
+	}{
+		"sharder: empty path":          {"", "/l", queue.SharderPolicies{}},
+		"sharder: root":                {"/", "/l", queue.SharderPolicies{}},
+		"sharder: relative leader":     {"/s", "l", queue.SharderPolicies{}},
+		"sharder: root leader":         {"/s", "/", queue.SharderPolicies{}},
+		"sharder: leader is the path":  {"/s", "/s", queue.SharderPolicies{}},
+		"sharder: leader under it":     {"/s", "/s/leader", queue.SharderPolicies{}},
+		"sharder: path under leader":   {"/l/s", "/l", queue.SharderPolicies{}},
+		"sharder: negative threshold":  {"/s", "/l", queue.SharderPolicies{Threshold: -1}},
+		"sharder: negative interval":   {"/s", "/l", queue.SharderPolicies{CheckInterval: -time.Second}},
+		"sharder: negative max shards": {"/s", "/l", queue.SharderPolicies{MaxShards: -1}},
+	} {
+		_, bad[name] = queue.NewSharder(c, args.path, args.leader, args.pol, alloc)
+	}
+	_, bad["sharder: nil client"] = queue.NewSharder(nil, "/s", "/l", queue.SharderPolicies{}, alloc)
+	_, bad["sharder: nil allocator"] = queue.NewSharder[*queue.Queue[string]](c, "/s", "/l", queue.SharderPolicies{}, nil)
 
 	q, _ := queue.New(c, "/q", queue.String{}, nil)
 	idq, _ := queue.NewID(c, "/idq", queue.String{}, nil)

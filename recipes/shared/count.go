@@ -17,8 +17,8 @@ type Count struct {
 
 // NewCount returns a Count for the node at path, created with seed if it
 // does not exist when the Count starts.
-func NewCount(client *framework.Client, path string, seed int32) (*Count, error) {
-	v, err := NewValue(client, path, encodeCount(seed))
+func NewCount(client *framework.Client, path string, seed int32, opts ...Option) (*Count, error) {
+	v, err := newValue(client, path, encodeCount(seed), "count", opts)
 	if err != nil {
 		return nil, err
 	}
@@ -26,8 +26,9 @@ func NewCount(client *framework.Client, path string, seed int32) (*Count, error)
 }
 
 // Start creates the node with the seed if it is missing, reads it and
-// starts watching it. A node whose data is not 4 bytes is an error
-// wrapping framework.ErrInvalidArg.
+// starts watching it. ctx is the Count's lifetime, as Value.Start's. A
+// node whose data is not 4 bytes is an error wrapping
+// framework.ErrInvalidArg, and leaves the Count closed.
 func (c *Count) Start(ctx context.Context) error {
 	if err := c.v.Start(ctx); err != nil {
 		return err
@@ -71,7 +72,7 @@ func (c *Count) AddListener(fn func(n int32)) (remove func()) {
 	})
 }
 
-// Close stops watching; the node stays.
+// Close stops watching; the node stays. It is idempotent, as Value.Close.
 func (c *Count) Close() error { return c.v.Close() }
 
 // Path returns the count node's path.

@@ -34,7 +34,7 @@ func TestCountInteropWithCurator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cnt.Start(ctx); err != nil {
+	if err := cnt.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	defer cnt.Close()

@@ -15,6 +15,13 @@
 //        "DONE <succeeded> <failed> <optimisticTries> <promotedTries> <posts>",
 //        posts being the postValue of every increment that succeeded,
 //        comma-separated, and closes the clients.
+//   CACHED <clients> <path> <factor> <count>
+//        opens <clients> Curator clients, each with a CachedAtomicLong of <factor>
+//        over a DistributedAtomicLong at <path> (RetryNTimes(1000, 0)), answers
+//        "SET", waits for a line "GO", then has each call next() <count> times on a
+//        thread of its own. It answers "CACHED <succeeded> <failed> <posts>", posts
+//        being the postValue of every next() that succeeded, comma-separated, and
+//        closes the clients.
 //   ONCE <connect> <path>
 //        one increment() by a new client at <connect> (optimistic only,
 //        RetryNTimes(3, 5 ms)); answers "ONCE <succeeded> <pre> <post>
@@ -34,6 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.atomic.AtomicValue;
+import org.apache.curator.framework.recipes.atomic.CachedAtomicLong;
 import org.apache.curator.framework.recipes.atomic.DistributedAtomicLong;
 import org.apache.curator.framework.recipes.atomic.PromotedToLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -54,6 +62,7 @@ public class AtomicPeer {
             try {
                 switch (f[0]) {
                     case "RUN": run(in, Integer.parseInt(f[1]), f[2], f[3], Integer.parseInt(f[4]), Integer.parseInt(f[5])); break;
+                    case "CACHED": cached(in, Integer.parseInt(f[1]), f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4])); break;
                     case "ONCE": once(f[1], f[2]); break;
                     case "LOCK":
                         lockClient = client(connect);
@@ -130,6 +139,51 @@ public class AtomicPeer {
             sb.append(p);
         }
         out("DONE " + succeeded + " " + failed + " " + optimistic + " " + promoted + " " + (sb.length() == 0 ? "-" : sb));
+    }
+
+    static void cached(BufferedReader in, int n, String path, int factor, int count) throws Exception {
+        List<CuratorFramework> clients = new ArrayList<>();
+        List<CachedAtomicLong> cached = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            CuratorFramework c = client(connect);
+            clients.add(c);
+            cached.add(new CachedAtomicLong(new DistributedAtomicLong(c, path, new RetryNTimes(1000, 0)), factor));
+        }
+        out("SET");
+        String go = in.readLine();
+        if (!"GO".equals(go)) throw new IllegalStateException("expected GO, got " + go);
+        AtomicLong succeeded = new AtomicLong(), failed = new AtomicLong();
+        ConcurrentLinkedQueue<Long> posts = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        List<Thread> threads = new ArrayList<>();
+        for (CachedAtomicLong l : cached) {
+            Thread t = new Thread(() -> {
+                try {
+                    for (int i = 0; i < count; i++) {
+                        AtomicValue<Long> v = l.next();
+                        if (v.succeeded()) {
+                            succeeded.incrementAndGet();
+                            posts.add(v.postValue());
+                        } else {
+                            failed.incrementAndGet();
+                        }
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) t.join();
+        for (CuratorFramework c : clients) c.close();
+        if (!errors.isEmpty()) throw new Exception("a next() failed", errors.peek());
+        StringBuilder sb = new StringBuilder();
+        for (Long p : posts) {
+            if (sb.length() > 0) sb.append(',');
+            sb.append(p);
+        }
+        out("CACHED " + succeeded + " " + failed + " " + (sb.length() == 0 ? "-" : sb));
     }
 
     static void once(String at, String path) throws Exception {

@@ -20,6 +20,15 @@
 //                                               for "release <item>" before it returns
 //   release <item>                              lets a consumer holding item return
 //   stop <h>                                    closes consumer h
+//   sharder <h> <path> <leaderpath> <lockroot> <threshold> <checkms> <max>
+//                                               starts QueueSharder h of lock-safe DistributedQueues (foreground
+//                                               puts; shard <path>/<name> locked under <lockroot>/<name>); their
+//                                               consumers wait for "open <h>" and then print each item as
+//                                               "item <h> <item>@<name> <epoch ms> ok"
+//   sharder-put <h> <item>                      getQueue().put(item)
+//   sharder-paths <h>                           answers "ok <path> <path> ...", getQueuePaths() sorted
+//   open <h>                                    lets sharder h's consumers go on
+//   sharder-stop <h>                            closes sharder h
 //
 // Producers put in Curator's default way (in the background) and flushPuts before answering, so
 // that "ok" means the node exists.
@@ -43,11 +52,15 @@ import org.apache.curator.framework.recipes.queue.DistributedPriorityQueue;
 import org.apache.curator.framework.recipes.queue.DistributedQueue;
 import org.apache.curator.framework.recipes.queue.MultiItem;
 import org.apache.curator.framework.recipes.queue.QueueBuilder;
+import org.apache.curator.framework.recipes.queue.QueueAllocator;
 import org.apache.curator.framework.recipes.queue.QueueConsumer;
+import org.apache.curator.framework.recipes.queue.QueueSharder;
+import org.apache.curator.framework.recipes.queue.QueueSharderPolicies;
 import org.apache.curator.framework.recipes.queue.QueueSerializer;
 import org.apache.curator.framework.recipes.queue.SimpleDistributedQueue;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.utils.ZKPaths;
 
 public class QueuePeer {
     static final Object out = new Object();
@@ -83,6 +96,7 @@ public class QueuePeer {
                 say("error " + e.toString().replace('\n', ' '));
             }
         }
+        for (QueueSharder<String, DistributedQueue<String>> x : sharders.values()) x.close();
         for (AutoCloseable c : consumers.values()) c.close();
         for (AutoCloseable c : producers.values()) c.close();
         client.close();
@@ -120,6 +134,15 @@ public class QueuePeer {
             case "consume": return consume(f[1], f[2], f[3], f[4], f[5], f.length > 6 ? f[6] : "");
             case "release": release(f[1]).countDown(); return "ok";
             case "stop": consumers.remove(f[1]).close(); return "ok";
+            case "sharder": return sharder(f[1], f[2], f[3], f[4], Integer.parseInt(f[5]), Integer.parseInt(f[6]), Integer.parseInt(f[7]));
+            case "sharder-put": sharders.get(f[1]).getQueue().put(f[2]); return "ok";
+            case "sharder-paths": {
+                List<String> paths = new ArrayList<>(sharders.get(f[1]).getQueuePaths());
+                java.util.Collections.sort(paths);
+                return ("ok " + String.join(" ", paths)).trim();
+            }
+            case "open": gate(f[1]).countDown(); return "ok";
+            case "sharder-stop": sharders.remove(f[1]).close(); return "ok";
             default: throw new IllegalArgumentException(f[0]);
         }
     }
@@ -170,6 +193,33 @@ public class QueuePeer {
             }
         }
         if (!flushed) throw new IllegalStateException("put not flushed in 10 s");
+        return "ok";
+    }
+
+    static final Map<String, QueueSharder<String, DistributedQueue<String>>> sharders = new HashMap<>();
+    static final Map<String, java.util.concurrent.CountDownLatch> gates = new java.util.concurrent.ConcurrentHashMap<>();
+
+    static java.util.concurrent.CountDownLatch gate(String h) {
+        return gates.computeIfAbsent(h, k -> new java.util.concurrent.CountDownLatch(1));
+    }
+
+    static String sharder(String h, String path, String leaderPath, String lockRoot, int threshold, int checkMs, int max) throws Exception {
+        java.util.concurrent.CountDownLatch gate = gate(h);
+        QueueAllocator<String, DistributedQueue<String>> alloc = (cl, p) -> {
+            String name = ZKPaths.getNodeFromPath(p);
+            QueueConsumer<String> c = new QueueConsumer<String>() {
+                public void consumeMessage(String item) throws Exception {
+                    gate.await();
+                    say("item " + h + " " + item + "@" + name + " " + System.currentTimeMillis() + " ok");
+                }
+                public void stateChanged(CuratorFramework cl2, ConnectionState s) {}
+            };
+            return QueueBuilder.builder(cl, c, UTF8, p).lockPath(lockRoot + "/" + name).putInBackground(false).buildQueue();
+        };
+        QueueSharderPolicies pol = QueueSharderPolicies.builder().newQueueThreshold(threshold).thresholdCheckMs(checkMs).maxQueues(max).build();
+        QueueSharder<String, DistributedQueue<String>> s = new QueueSharder<>(client, alloc, path, leaderPath, pol);
+        s.start();
+        sharders.put(h, s);
         return "ok";
     }
 

@@ -1,0 +1,52 @@
+package harness
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/zkharness"
+)
+
+// TestFailover runs a few changes of leader for every Go elector on a real
+// server: each change is measured, nobody leads beside another, the close
+// and the next leader's notification are seen on the wire, and the floor makes exactly the protocol's requests
+// (the leader's closeSession and the next one's listing; one notification).
+func TestFailover(t *testing.T) {
+	srv, err := zkharness.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	e := env{addr: srv.ConnectString(), received: func() int64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		n, _ := zkharness.Received(ctx, srv.ConnectString())
+		return n
+	}}
+	const n = 4
+	els := electors([]string{"gocurator", "floor"})
+	if len(els) != 3 {
+		t.Fatalf("%d electors, want gocurator, gocurator-latch and floor", len(els))
+	}
+	for _, el := range els {
+		t.Run(el.name, func(t *testing.T) {
+			r := runFailover(e, el, n, 0)
+			switch {
+			case r.Error != "":
+				t.Fatal(r.Error)
+			case r.Cycles != n || len(r.failovers) != n:
+				t.Fatalf("%d changes measured, want %d", r.Cycles, n)
+			case r.Violations != 0:
+				t.Fatalf("%d violations: a participant led beside another", r.Violations)
+			case len(r.fromWire) != n || len(r.fromNotified) != n:
+				t.Fatalf("%s: closeSession and the next leader's notification not seen on the wire in every change", r.Notes)
+			case r.FailoverP50us <= 0 || r.FailoverP99us < r.FailoverP50us:
+				t.Fatalf("failover p50 %v µs, p99 %v µs", r.FailoverP50us, r.FailoverP99us)
+			}
+			if el.name == "floor" && (r.ClientReqs != 2 || r.NotifPerRel != 1) {
+				t.Fatalf("floor: %.2f requests and %.2f notifications per change, want 2 and 1", r.ClientReqs, r.NotifPerRel)
+			}
+		})
+	}
+}
