@@ -17,16 +17,16 @@ import (
 var (
 	// ErrNotStarted is returned by a Value's (or Count's) calls before
 	// Start: Curator's "not started".
-	ErrNotStarted = errors.New("shared: not started")
+	ErrNotStarted = errors.New("not started")
 
 	// ErrAlreadyStarted is returned by a second Start.
-	ErrAlreadyStarted = errors.New("shared: already started")
+	ErrAlreadyStarted = errors.New("already started")
 
 	// ErrClosed is returned by a Value's calls after Close (or after the
 	// context given to Start ended, or a Start that failed), and by Start
 	// after Close. errors.Is also matches it with framework.ErrClosed, the
 	// library's one sign of "closed".
-	ErrClosed error = closedError("shared: closed")
+	ErrClosed error = closedError("closed")
 )
 
 // closedError is ErrClosed's type: its own text, and errors.Is matches
