@@ -48,6 +48,8 @@ func (w *Watcher) Close() error {
 // the node lives on (its versions), and a lower bound across a delete (a
 // node deleted and made again between two reads is one call, with missed
 // at least 1).
+//
+// The one option it takes is WithLabel; any other is ErrInvalidArg.
 func WatchData(ctx context.Context, client *framework.Client, path string, fn func(n Node, exists bool, missed int), opts ...Option) (*Watcher, error) {
 	r, err := checkWatch(client, path, fn == nil, opts)
 	if err != nil {
@@ -137,7 +139,8 @@ func WatchData(ctx context.Context, client *framework.Client, path string, fn fu
 // missed counts the changes of the children (each create or delete of a
 // child) since the previous call that no call showed, as WatchData's: 0
 // when the watcher kept up; exact while the node lives on (its Cversion),
-// a lower bound across its delete.
+// a lower bound across its delete. Its one option is WithLabel, as
+// WatchData's.
 func WatchChildren(ctx context.Context, client *framework.Client, path string, fn func(children []string, exists bool, missed int), opts ...Option) (*Watcher, error) {
 	r, err := checkWatch(client, path, fn == nil, opts)
 	if err != nil {
