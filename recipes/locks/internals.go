@@ -71,7 +71,7 @@ func (li *LockInternals) SetMaxLeases(n int) error { return li.limit.set(n) }
 // deletes its node and returns ErrBusy. On any error, or when ctx ends, the
 // node is deleted (guaranteed) before Acquire returns.
 func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) {
-	path, _, err := li.acquire(ctx, try)
+	path, _, _, err := li.acquire(ctx, try, false)
 	return path, err
 }
 
@@ -80,52 +80,109 @@ func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) 
 // a loss. It is not reentrant (that is Mutex's): each call makes a node.
 // A recipe built on a custom driver uses it to keep the loss signal and
 // fencing.
+//
+// Its node is watched from its creation: an exists watch is sent as soon
+// as the create is answered, beside the listing, so the hold's Lost sends
+// nothing when the lock is taken, and the loss of a node deleted by
+// someone else is seen from the watch. That costs one request per node,
+// in the create's round trip, whether or not the node comes to hold.
 func (li *LockInternals) AcquireHold(ctx context.Context, try bool) (*Hold, error) {
 	start := time.Now()
-	path, sess, err := li.acquire(ctx, try)
+	path, sess, own, err := li.acquire(ctx, try, true)
 	li.report.acquire(start, err)
 	if err != nil {
 		return nil, err
 	}
-	return newHold(li.client, path, nil, nil, sess, li.report), nil
+	h := newHold(li.client, path, nil, nil, sess, li.report)
+	h.own = own
+	return h, nil
+}
+
+// nodeWatch is the exists watch a node is given as soon as its create is
+// answered (AcquireHold): its answer and the watch it set.
+type nodeWatch struct {
+	cancel context.CancelFunc // abandons the exists
+	done   chan struct{}      // closed once the fields below are set
+	exists bool
+	stat   *framework.Stat
+	watch  framework.Watch
+	err    error
+}
+
+// watchNode sends an exists watch on path from a goroutine of its own,
+// which ends once it is answered or abandoned (abandon).
+func watchNode(ctx context.Context, client *framework.Client, path string) *nodeWatch {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &nodeWatch{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		w.exists, w.stat, w.watch, w.err = client.ExistsW(ctx, path)
+	}()
+	return w
+}
+
+
+// abandon stops the exists and waits for its goroutine; the watch, if it
+// was set, is left to fire unheard.
+func (w *nodeWatch) abandon() {
+	if w != nil {
+		w.cancel()
+		<-w.done
+	}
 }
 
 // acquire is Acquire for a hold; it also returns the client's Session from
-// before the listing that found the lock held.
-func (li *LockInternals) acquire(ctx context.Context, try bool) (string, *framework.Session, error) {
+// before the listing that found the lock held and, with watchOwn, the
+// node's own watch (see AcquireHold), answered or not: its owner abandons
+// it.
+func (li *LockInternals) acquire(ctx context.Context, try, watchOwn bool) (string, *framework.Session, *nodeWatch, error) {
 	for recreates := 0; ; recreates++ {
-		ourPath, first, sess, err := li.createAndList(ctx)
+		ourPath, first, sess, own, err := li.createAndList(ctx, watchOwn)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		held, sess, err := li.wait(ctx, ourPath, try, first, sess)
 		if err == nil && held {
-			return ourPath, sess, nil
+			return ourPath, sess, own, nil
 		}
+		own.abandon()
 		li.deleteNode(ctx, ourPath)
 		switch {
 		case errors.Is(err, driver.ErrNodeMissing) && recreates < maxRecreates && ctx.Err() == nil:
 			continue
 		case err == nil:
-			return "", nil, ErrBusy
+			return "", nil, nil, ErrBusy
 		}
-		return "", nil, err
+		return "", nil, nil, err
 	}
 }
 
 // createAndList creates our node through the driver with the lock
 // directory's listing pipelined behind it (see pipelined), and returns the
 // client's Session from before the listing. The listing is nil if it
-// could not be had; it may lack our node, and wait then lists again.
-func (li *LockInternals) createAndList(ctx context.Context) (string, []string, *framework.Session, error) {
-	var sess *framework.Session
-	path, children, _, err := pipelined(ctx, func(ctx context.Context) (string, error) {
-		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
+// could not be had; it may lack our node, and wait then lists again. With
+// watchOwn, an exists watch on the node is sent as soon as the create is
+// answered (watchNode); own is nil if the create failed.
+func (li *LockInternals) createAndList(ctx context.Context, watchOwn bool) (string, []string, *framework.Session, *nodeWatch, error) {
+	var (
+		sess *framework.Session
+		own  *nodeWatch
+	)
+	path, children, _, err := pipelined(ctx, func(cctx context.Context) (string, error) {
+		path, err := li.driver.CreatesTheLock(cctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
+		if err == nil && watchOwn {
+			own = watchNode(ctx, li.client, path)
+		}
+		return path, err
 	}, func(ctx context.Context) ([]string, error) {
 		sess = li.client.Session()
 		return li.SortedChildren(ctx)
 	})
-	return path, children, sess, err
+	if err != nil {
+		own.abandon()
+		own = nil
+	}
+	return path, children, sess, own, err
 }
 
 // wait loops until ourPath holds the lock (or, with try, after one look).

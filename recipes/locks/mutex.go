@@ -128,7 +128,7 @@ func (m *Mutex) acquireFor(ctx context.Context, try bool, taker uint64) (*Hold, 
 			return nil, ctx.Err()
 		}
 	}
-	path, mark, err := m.li.acquire(ctx, try)
+	path, mark, _, err := m.li.acquire(ctx, try, false)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
