@@ -121,7 +121,6 @@ func watchNode(ctx context.Context, client *framework.Client, path string) *node
 	return w
 }
 
-
 // abandon stops the exists and waits for its goroutine; the watch, if it
 // was set, is left to fire unheard.
 func (w *nodeWatch) abandon() {
