@@ -34,6 +34,7 @@ type Hold struct {
 	report  report             // tells the client's hooks of its release or loss
 	took    time.Time          // when it was decided
 	own     *nodeWatch         // the node's watch from its creation (AcquireHold), or nil; the monitor's first
+	woke    time.Time          // when the acquire's wait last woke to its watch firing
 
 	mu       sync.Mutex
 	count    int           // acquisitions not yet released (re-entries)
@@ -62,6 +63,12 @@ func newHold(client *framework.Client, path string, onRelease, revoke func(), se
 
 // Path returns the hold's node.
 func (h *Hold) Path() string { return h.path }
+
+// Woken returns when the acquire that made the hold last woke because the
+// node it waited on went (or changed), or the zero time if the acquire
+// found the lock free without waiting: the moment the participant saw the
+// holder before it let go.
+func (h *Hold) Woken() time.Time { return h.woke }
 
 // Lost returns a channel that is closed if the hold is lost before it is
 // released. The connection is watched from the start; the first call to Lost

@@ -71,8 +71,8 @@ func (li *LockInternals) SetMaxLeases(n int) error { return li.limit.set(n) }
 // deletes its node and returns ErrBusy. On any error, or when ctx ends, the
 // node is deleted (guaranteed) before Acquire returns.
 func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) {
-	path, _, _, err := li.acquire(ctx, try, false)
-	return path, err
+	tk, err := li.acquire(ctx, try, false)
+	return tk.path, err
 }
 
 // AcquireHold is Acquire returning the node's Hold, with the powers the
@@ -88,13 +88,13 @@ func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) 
 // in the create's round trip, whether or not the node comes to hold.
 func (li *LockInternals) AcquireHold(ctx context.Context, try bool) (*Hold, error) {
 	start := time.Now()
-	path, sess, own, err := li.acquire(ctx, try, true)
+	tk, err := li.acquire(ctx, try, true)
 	li.report.acquire(start, err)
 	if err != nil {
 		return nil, err
 	}
-	h := newHold(li.client, path, nil, nil, sess, li.report)
-	h.own = own
+	h := newHold(li.client, tk.path, nil, nil, tk.sess, li.report)
+	h.own, h.woke = tk.own, tk.woke
 	return h, nil
 }
 
@@ -130,19 +130,28 @@ func (w *nodeWatch) abandon() {
 	}
 }
 
-// acquire is Acquire for a hold; it also returns the client's Session from
-// before the listing that found the lock held and, with watchOwn, the
-// node's own watch (see AcquireHold), answered or not: its owner abandons
-// it.
-func (li *LockInternals) acquire(ctx context.Context, try, watchOwn bool) (string, *framework.Session, *nodeWatch, error) {
+// taken is what acquire took: the node, the client's Session from before
+// the listing that found the lock held, with watchOwn the node's own watch
+// (see AcquireHold), answered or not (its owner abandons it), and when the
+// wait last woke to its watch firing (zero if it did not wait).
+type taken struct {
+	path string
+	sess *framework.Session
+	own  *nodeWatch
+	woke time.Time
+}
+
+// acquire is Acquire for a hold.
+func (li *LockInternals) acquire(ctx context.Context, try, watchOwn bool) (taken, error) {
 	for recreates := 0; ; recreates++ {
 		ourPath, first, sess, own, err := li.createAndList(ctx, watchOwn)
 		if err != nil {
-			return "", nil, nil, err
+			return taken{}, err
 		}
-		held, sess, err := li.wait(ctx, ourPath, try, first, sess)
+		var woke time.Time
+		held, sess, err := li.wait(ctx, ourPath, try, first, sess, &woke)
 		if err == nil && held {
-			return ourPath, sess, own, nil
+			return taken{path: ourPath, sess: sess, own: own, woke: woke}, nil
 		}
 		own.abandon()
 		li.deleteNode(ctx, ourPath)
@@ -150,9 +159,9 @@ func (li *LockInternals) acquire(ctx context.Context, try, watchOwn bool) (strin
 		case errors.Is(err, driver.ErrNodeMissing) && recreates < maxRecreates && ctx.Err() == nil:
 			continue
 		case err == nil:
-			return "", nil, nil, ErrBusy
+			return taken{}, ErrBusy
 		}
-		return "", nil, nil, err
+		return taken{}, err
 	}
 }
 
@@ -187,8 +196,9 @@ func (li *LockInternals) createAndList(ctx context.Context, watchOwn bool) (stri
 // wait loops until ourPath holds the lock (or, with try, after one look).
 // first, if it holds our node, is a listing to decide from before listing,
 // made during sess. A hold returns the Session from before the listing that
-// decided it: the hold lasts no longer than it.
-func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, sess *framework.Session) (bool, *framework.Session, error) {
+// decided it: the hold lasts no longer than it. woke is set each time the
+// watch on the node ahead fires.
+func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, sess *framework.Session, woke *time.Time) (bool, *framework.Session, error) {
 	_, ourName := framework.SplitPath(ourPath)
 	for {
 		children := first
@@ -230,6 +240,11 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 		}
 		if err := li.await(ctx, w, changed); err != nil {
 			return false, nil, err
+		}
+		select {
+		case <-w.Done():
+			*woke = time.Now()
+		default:
 		}
 	}
 }
