@@ -203,3 +203,46 @@ func TestHooksAndErrorsOnALoss(t *testing.T) {
 		}
 	}
 }
+
+// TestHooksHearASelectorsFunctionEnd: a term whose function fails ends
+// with the failure behind ErrResigned, one whose function returns with
+// ErrResigned, and one interrupted with ErrInterrupted.
+func TestHooksHearASelectorsFunctionEnd(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	rec := &hookRecorder{}
+	c := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithHooks(rec))
+	boom := errors.New("boom")
+	var s *leader.Selector
+	terms := 0
+	s, err := leader.NewSelector(c, "/election", func(ctx context.Context, l *leader.Leadership) error {
+		terms++
+		switch terms {
+		case 1:
+			return boom
+		case 2:
+			return nil
+		}
+		s.InterruptLeadership()
+		<-ctx.Done()
+		return nil
+	}, leader.WithAutoRequeue())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	evs := rec.await(t, 6)
+	var causes []error
+	for _, e := range evs {
+		if end, ok := e.(observe.TermEnd); ok && len(causes) < 3 {
+			causes = append(causes, end.Cause)
+		}
+	}
+	if len(causes) != 3 ||
+		!errors.Is(causes[0], leader.ErrResigned) || !errors.Is(causes[0], boom) || causes[0].Error() != "leadership function returned: boom" ||
+		causes[1] != leader.ErrResigned || causes[2] != leader.ErrInterrupted {
+		t.Fatalf("term ends %v, want the failure, the return and the interrupt", causes)
+	}
+}
