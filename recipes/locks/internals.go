@@ -197,7 +197,8 @@ func (li *LockInternals) createAndList(ctx context.Context, watchOwn bool) (stri
 // first, if it holds our node, is a listing to decide from before listing,
 // made during sess. A hold returns the Session from before the listing that
 // decided it: the hold lasts no longer than it. woke is set each time the
-// watch on the node ahead fires.
+// node ahead is seen gone: its watch fired, or it was gone when the watch
+// was to be set.
 func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, sess *framework.Session, woke *time.Time) (bool, *framework.Session, error) {
 	_, ourName := framework.SplitPath(ourPath)
 	for {
@@ -233,6 +234,7 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 		// sets no watch if the node is already gone.
 		_, _, w, err := li.client.GetW(ctx, framework.JoinPath(li.dir, res.Watch))
 		if errors.Is(err, framework.ErrNoNode) {
+			*woke = time.Now() // the node ahead went before the watch was set
 			continue
 		}
 		if err != nil {
