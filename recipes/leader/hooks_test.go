@@ -161,6 +161,7 @@ func TestHooksAndErrorsOnALoss(t *testing.T) {
 	for _, kind := range []string{"latch", "selector"} {
 		for _, tc := range cases {
 			t.Run(kind+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
 				ns := recipestest.Namespace(t)
 				rec := &hookRecorder{}
 				proxy := recipestest.StartProxy(t, server.Addr())
