@@ -13,11 +13,11 @@ var (
 	ErrInvalidArg = framework.ErrInvalidArg
 
 	// ErrAlreadyStarted is returned by a second Start.
-	ErrAlreadyStarted = errors.New("discovery: already started")
+	ErrAlreadyStarted = errors.New("already started")
 
 	// ErrNotStarted is returned by calls that need a started Discovery,
 	// Cache or Provider.
-	ErrNotStarted = errors.New("discovery: not started")
+	ErrNotStarted = errors.New("not started")
 
 	// ErrClosed is returned by a Discovery, Cache or Provider used after
 	// Close, and by Start after Close. errors.Is also matches it with
@@ -26,13 +26,13 @@ var (
 
 	// ErrNotRegistered is returned by Update and Unregister for an
 	// instance this Discovery did not register.
-	ErrNotRegistered = errors.New("discovery: instance not registered here")
+	ErrNotRegistered = errors.New("instance not registered here")
 )
 
 // closedError is ErrClosed: its own text, and framework.ErrClosed's
 // identity too.
 type closedError struct{}
 
-func (closedError) Error() string { return "discovery: closed" }
+func (closedError) Error() string { return "closed" }
 
 func (closedError) Is(target error) bool { return target == framework.ErrClosed }

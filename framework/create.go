@@ -190,26 +190,34 @@ func (o *createOpts) check(path string, mode CreateMode) error {
 }
 
 // createNode makes one create request, creating missing parents (and the
-// namespace root) first if they turn out to be missing.
+// namespace root) first if they turn out to be missing. A parent can go
+// again between its create and the node's: a container parent that had
+// children is the server's to delete whenever it is empty, which a lock's
+// directory is between two holders. The node's create is then made again
+// after the parents, up to parentAttempts times in all.
 func (c *Client) createNode(ctx context.Context, conn conn, r zkconn.CreateRequest, o createOpts) (string, error) {
 	p, err := c.createRaw(ctx, conn, r, o)
-	if !errors.Is(err, ErrNoNode) {
-		return p, err
-	}
 	parent, _ := SplitPath(r.Path)
-	switch {
-	case o.parents != noParents:
-		err = c.mkdirs(ctx, conn, parent, o.parents)
-	case parent == c.cfg.namespace.root() && parent != "/":
-		err = c.mkdirs(ctx, conn, parent, containerParents)
-	default:
-		return p, err
+	for attempt := 1; errors.Is(err, ErrNoNode) && attempt < parentAttempts; attempt++ {
+		switch {
+		case o.parents != noParents:
+			err = c.mkdirs(ctx, conn, parent, o.parents)
+		case parent == c.cfg.namespace.root() && parent != "/":
+			err = c.mkdirs(ctx, conn, parent, containerParents)
+		default:
+			return p, err
+		}
+		if err != nil {
+			return "", err
+		}
+		p, err = c.createRaw(ctx, conn, r, o)
 	}
-	if err != nil {
-		return "", err
-	}
-	return c.createRaw(ctx, conn, r, o)
+	return p, err
 }
+
+// parentAttempts bounds a create's attempts when its parents keep going
+// (see createNode).
+const parentAttempts = 4
 
 // createRaw is one create request. If the caller gives up before the answer
 // and the node was created after all, the node is deleted: before Create

@@ -322,3 +322,38 @@ func TestLogicCreateOrSetData(t *testing.T) {
 		}
 	}
 }
+
+// A create with container parents whose parent the server deletes again
+// between the parent's create and the node's (a lock's directory reaped
+// while empty) makes the parent and the node again, instead of failing with
+// ErrNoNode; a parent that goes every time is not chased for ever.
+func TestLogicCreateMakesAReapedParentAgain(t *testing.T) {
+	ctx := fakeCtx(t)
+	fc := newFakeConn(t)
+	c := fakeClient(t, fc)
+	reaps := 2
+	fc.before = func(op, path string) {
+		if op == "create" && strings.HasPrefix(path, "/dir/n-") && reaps > 0 {
+			reaps--
+			delete(fc.nodes, "/dir")
+		}
+	}
+	p, err := c.Create(ctx, "/dir/n-", nil, WithMode(EphemeralSequential), WithContainerParents())
+	if err != nil {
+		t.Fatalf("a create whose parent was reaped twice: %v", err)
+	}
+	if got := fc.paths("/dir"); len(got) != 1 || got[0] != p {
+		t.Fatalf("nodes %v, Create returned %s", got, p)
+	}
+	if n := fc.requests("create"); n != 5 {
+		t.Fatalf("%d creates, want 5: the node's three and the parent's two", n)
+	}
+
+	reaps = 100
+	if _, err := c.Create(ctx, "/dir/n-", nil, WithMode(EphemeralSequential), WithContainerParents()); !errors.Is(err, ErrNoNode) {
+		t.Fatalf("a create whose parent goes every time: %v, want ErrNoNode", err)
+	}
+	if n := fc.requests("create"); n-5 != 2*parentAttempts-1 {
+		t.Fatalf("%d creates after a parent that always goes, want %d", n-5, 2*parentAttempts-1)
+	}
+}

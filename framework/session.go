@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/gocurator/curator/listener"
 )
@@ -21,10 +22,13 @@ import (
 // session lives on: the client could not know, while suspended, whether its
 // ephemeral nodes were still there.
 type Session struct {
-	m    *stateMachine
 	done chan struct{}
 
-	// Guarded by m.mu.
+	// Guarded by mu, which the state machine takes with m.mu held: a
+	// Session's readers do not wait on the state machine, and with many
+	// goroutines on one client, each tying a request to the Session, they
+	// do not wait on one another long.
+	mu      sync.Mutex
 	id      int64 // the ZooKeeper session established during it, the latest
 	err     error
 	waiters map[*sessionWaiter]struct{}
@@ -36,8 +40,8 @@ type sessionWaiter struct{ cancel context.CancelCauseFunc }
 // Session (the latest, if a new one was established within it), 0 if it had
 // none yet.
 func (s *Session) ID() int64 {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.id
 }
 
@@ -48,8 +52,8 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 // *SessionError, which wraps ErrConnectionLoss (Suspended) or
 // ErrSessionExpired (Lost), or ErrClosed.
 func (s *Session) Err() error {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.err
 }
 
@@ -60,8 +64,8 @@ func (s *Session) Err() error {
 func (s *Session) Context(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
 	w := &sessionWaiter{cancel: cancel}
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.err != nil {
 		cancel(s.err)
 		return ctx, func() { cancel(context.Canceled) }
@@ -71,17 +75,19 @@ func (s *Session) Context(parent context.Context) (context.Context, context.Canc
 	}
 	s.waiters[w] = struct{}{}
 	return ctx, func() {
-		s.m.mu.Lock()
+		s.mu.Lock()
 		delete(s.waiters, w)
-		s.m.mu.Unlock()
+		s.mu.Unlock()
 		cancel(context.Canceled)
 	}
 }
 
-// end ends the Session with err; m.mu is held. Cancelling a context runs no
+// end ends the Session with err; m.mu is held (s.mu is taken). Cancelling a context runs no
 // code of a caller's here (context.AfterFunc functions run on goroutines of
 // their own).
 func (s *Session) end(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.err != nil {
 		return
 	}

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocurator/curator/internal/zkconn"
@@ -38,6 +39,19 @@ type stateMachine struct {
 	changed   chan struct{} // closed and replaced on every transition
 	since     time.Time     // of the latest transition
 	sess      *Session      // ended and replaced at every error state of policy
+
+	// now is state and changed, and cur is sess, for readers that take no
+	// lock: every request reads them, and with many goroutines on one
+	// client m.mu was their most waited-for lock. Both are stored with
+	// m.mu held, after the fields they copy.
+	now atomic.Pointer[stateNow]
+	cur atomic.Pointer[Session]
+}
+
+// stateNow is a state and the channel closed when it ends.
+type stateNow struct {
+	state   listener.ConnectionState
+	changed chan struct{}
 }
 
 func newStateMachine(requested time.Duration, policy listener.ErrorPolicy, post func(listener.ConnectionState)) *stateMachine {
@@ -49,11 +63,13 @@ func newStateMachine(requested time.Duration, policy listener.ErrorPolicy, post 
 		changed:   make(chan struct{}),
 	}
 	m.sess = m.newSession()
+	m.now.Store(&stateNow{changed: m.changed})
+	m.cur.Store(m.sess)
 	return m
 }
 
 func (m *stateMachine) newSession() *Session {
-	return &Session{m: m, done: make(chan struct{}), id: m.session}
+	return &Session{done: make(chan struct{}), id: m.session}
 }
 
 // onEvent handles one change of the session's state.
@@ -109,7 +125,9 @@ func (m *stateMachine) onSession(id int64) {
 		m.set(listener.Reconnected)
 	}
 	m.session = id
+	m.sess.mu.Lock()
 	m.sess.id = id
+	m.sess.mu.Unlock()
 }
 
 // startTimer arms Curator's rule: Suspended for the negotiated session
@@ -143,9 +161,11 @@ func (m *stateMachine) setCause(s listener.ConnectionState, cause string) {
 	if m.policy != nil && m.policy.IsErrorState(s) {
 		m.sess.end(&SessionError{State: s})
 		m.sess = m.newSession()
+		m.cur.Store(m.sess)
 	}
 	close(m.changed)
 	m.changed = make(chan struct{})
+	m.now.Store(&stateNow{state: s, changed: m.changed})
 	m.post(s)
 	if m.hooks != nil {
 		now := time.Now()
@@ -160,17 +180,12 @@ func (m *stateMachine) setCause(s listener.ConnectionState, cause string) {
 
 // current returns the state and a channel closed at the next transition.
 func (m *stateMachine) current() (listener.ConnectionState, <-chan struct{}) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.state, m.changed
+	now := m.now.Load()
+	return now.state, now.changed
 }
 
 // currentSession returns the Session under way.
-func (m *stateMachine) currentSession() *Session {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.sess
-}
+func (m *stateMachine) currentSession() *Session { return m.cur.Load() }
 
 // sessionTimeout returns the negotiated session timeout once a session was
 // established, the requested one before.

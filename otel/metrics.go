@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/gocurator/curator/internal/errclass"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/observe"
 )
@@ -75,7 +76,7 @@ func newInstruments(m metric.Meter) (instruments, error) {
 // OnRequest records a request's duration, outcome and bytes.
 func (h *Hook) OnRequest(e observe.Request) {
 	h.note(heard{start: e.Time, end: e.Time.Add(e.Latency), op: e.Op, path: e.Path, err: e.Err})
-	h.m.request.Record(context.Background(), e.Latency.Seconds(), h.opt(attrKey{fam: famOp, a: e.Op, b: errorClass(e.Err)}).rec...)
+	h.m.request.Record(context.Background(), e.Latency.Seconds(), h.opt(attrKey{fam: famOp, a: e.Op, b: errclass.Of(e.Err)}).rec...)
 	h.m.io.Add(context.Background(), int64(e.BytesOut), h.opt(attrKey{fam: famIO, a: "transmit"}).add...)
 	if e.BytesIn > 0 {
 		h.m.io.Add(context.Background(), int64(e.BytesIn), h.opt(attrKey{fam: famIO, a: "receive"}).add...)
@@ -85,7 +86,7 @@ func (h *Hook) OnRequest(e observe.Request) {
 // OnOperation records an operation's duration and outcome, and its span if
 // WithSpans names it.
 func (h *Hook) OnOperation(e observe.Operation) {
-	h.m.operation.Record(context.Background(), e.Latency.Seconds(), h.opt(attrKey{fam: famOp, a: e.Op, b: errorClass(e.Err)}).rec...)
+	h.m.operation.Record(context.Background(), e.Latency.Seconds(), h.opt(attrKey{fam: famOp, a: e.Op, b: errclass.Of(e.Err)}).rec...)
 	if h.spans[e.Op] {
 		h.operationSpan(e)
 	}
@@ -98,7 +99,7 @@ func (h *Hook) OnRetry(e observe.Retry) {
 		decision = "give_up"
 	}
 	h.note(heard{start: e.Time, end: e.Time, op: e.Op, path: e.Path, err: e.Err, retry: true, attempt: e.Attempt, sleep: e.Sleep, gaveUp: e.GaveUp})
-	h.m.retries.Add(context.Background(), 1, h.opt(attrKey{fam: famRetry, a: e.Op, b: errorClass(e.Err), c: decision}).add...)
+	h.m.retries.Add(context.Background(), 1, h.opt(attrKey{fam: famRetry, a: e.Op, b: errclass.Of(e.Err), c: decision}).add...)
 }
 
 // OnState counts a connection state change, records how long the state
@@ -155,7 +156,7 @@ func (h *Hook) OnRelease(e observe.Release) {
 // records its span.
 func (h *Hook) OnLoss(e observe.Loss) {
 	h.m.hold.Record(context.Background(), e.Held.Seconds(), h.opt(attrKey{fam: famHold, a: e.Recipe, b: e.Label, c: "lost"}).rec...)
-	h.m.losses.Add(context.Background(), 1, h.opt(attrKey{fam: famCause, a: e.Recipe, b: e.Label, c: causeClass(e.Cause)}).add...)
+	h.m.losses.Add(context.Background(), 1, h.opt(attrKey{fam: famCause, a: e.Recipe, b: e.Label, c: errclass.Cause(e.Cause)}).add...)
 	if h.spans["lock.hold"] {
 		h.holdSpan(e.Recipe, e.Label, e.Path, e.Time, e.Held, "lost", e.Cause)
 	}
@@ -175,7 +176,7 @@ func (h *Hook) OnTermStart(e observe.TermStart) {
 // OnTermEnd records a term's length and why it ended, and its span.
 func (h *Hook) OnTermEnd(e observe.TermEnd) {
 	h.m.leading.Add(context.Background(), -1, h.opt(attrKey{fam: famRecipe, a: e.Recipe, b: e.Label}).add...)
-	h.m.term.Record(context.Background(), e.Length.Seconds(), h.opt(attrKey{fam: famCause, a: e.Recipe, b: e.Label, c: causeClass(e.Cause)}).rec...)
+	h.m.term.Record(context.Background(), e.Length.Seconds(), h.opt(attrKey{fam: famCause, a: e.Recipe, b: e.Label, c: errclass.Cause(e.Cause)}).rec...)
 	if h.spans["leader.term"] {
 		h.termSpan(e)
 	}

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/gocurator/curator/internal/errclass"
 	"github.com/gocurator/curator/observe"
 )
 
@@ -83,7 +84,7 @@ func (h *Hook) addEvents(s trace.Span, start, end time.Time, match func(*heard) 
 		x := &r.buf[found[j]%recentSize]
 		attrs := make([]attribute.KeyValue, 2, 6)
 		attrs[0], attrs[1] = keyOperation.String(x.op), keyPath.String(x.path)
-		if c := errorClass(x.err); c != "" {
+		if c := errclass.Of(x.err); c != "" {
 			attrs = append(attrs, keyErrorType.String(c))
 		}
 		name := "gocurator.request"
@@ -121,7 +122,7 @@ func (h *Hook) span(name string, kind trace.SpanKind, start, end time.Time, attr
 		h.mu.Unlock()
 	}
 	if err != nil {
-		s.SetAttributes(keyErrorType.String(errorClass(err)))
+		s.SetAttributes(keyErrorType.String(errclass.Of(err)))
 		if failed {
 			s.SetStatus(codes.Error, err.Error())
 		}
@@ -153,7 +154,7 @@ func (h *Hook) acquireSpan(e observe.Acquire) {
 func (h *Hook) holdSpan(recipe, label, lockPath string, end time.Time, held time.Duration, how string, err error) {
 	attrs := recipeAttrs(recipe, label, lockPath, keyHoldEnd.String(how))
 	if how == "lost" {
-		attrs = append(attrs, keyCause.String(causeClass(err)))
+		attrs = append(attrs, keyCause.String(errclass.Cause(err)))
 	}
 	h.span("gocurator.lock.hold", trace.SpanKindInternal, end.Add(-held), end, attrs,
 		func(x *heard) bool { return under(x.path, lockPath) }, err, true)
@@ -171,7 +172,7 @@ func (h *Hook) termSpan(e observe.TermEnd) {
 	if ok {
 		attrs = append(attrs, keyGap.Float64(gap))
 	}
-	cause := causeClass(e.Cause)
+	cause := errclass.Cause(e.Cause)
 	if cause != "" {
 		attrs = append(attrs, keyCause.String(cause))
 	}

@@ -6,6 +6,7 @@ import (
 
 	prom "github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gocurator/curator/internal/errclass"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/observe"
 )
@@ -125,7 +126,7 @@ func result(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	return errorClass(err)
+	return errclass.Of(err)
 }
 
 // OnRequest records a request's duration, result and bytes.
@@ -196,7 +197,7 @@ func (h *Hook) OnRelease(e observe.Release) {
 // OnLoss records a lost hold's length and counts the loss by its cause.
 func (h *Hook) OnLoss(e observe.Loss) {
 	h.hold.WithLabelValues(e.Recipe, e.Label, "lost").Observe(e.Held.Seconds())
-	h.losses.WithLabelValues(e.Recipe, e.Label, causeClass(e.Cause)).Inc()
+	h.losses.WithLabelValues(e.Recipe, e.Label, errclass.Cause(e.Cause)).Inc()
 }
 
 // OnTermStart counts a term under way, and records the gap before it.
@@ -213,7 +214,7 @@ func (h *Hook) OnTermEnd(e observe.TermEnd) {
 	h.terms.WithLabelValues(e.Recipe, e.Label).Dec()
 	cause := "none"
 	if e.Cause != nil {
-		cause = causeClass(e.Cause)
+		cause = errclass.Cause(e.Cause)
 	}
 	h.term.WithLabelValues(e.Recipe, e.Label, cause).Observe(e.Length.Seconds())
 }

@@ -48,7 +48,10 @@ func run(workers, rounds int) error {
 	fmt.Println("ZooKeeper is up at", srv.ConnectString())
 
 	// 1. Connection states.
-	client, err := newClient(srv.ConnectString())
+	hooks := newTally()
+	defer hooks.print() // after every client has closed, each delivering its last events first
+	at := servers{connect: srv.ConnectString(), hooks: hooks}
+	client, err := at.newClient()
 	if err != nil {
 		return err
 	}
@@ -101,25 +104,25 @@ func run(workers, rounds int) error {
 
 	// 3. The lock demo.
 	fmt.Printf("\n== %d workers, each with its own session, pass /locks/demo around ==\n", workers)
-	if err := lockDemo(ctx, srv.ConnectString(), workers, rounds); err != nil {
+	if err := lockDemo(ctx, at, workers, rounds); err != nil {
 		return err
 	}
 
 	// 4. A leader failover.
 	fmt.Println("\n== three candidates elect a leader at /elections/demo; the leader's session ends ==")
-	if err := failoverDemo(ctx, srv.ConnectString()); err != nil {
+	if err := failoverDemo(ctx, at); err != nil {
 		return err
 	}
 
 	// 5. Config publish/subscribe.
 	fmt.Println("\n== a publisher updates /config; three subscribers' caches follow ==")
-	if err := configDemo(ctx, client, srv.ConnectString()); err != nil {
+	if err := configDemo(ctx, client, at); err != nil {
 		return err
 	}
 
 	// 6. Membership: a group, service discovery (membership.go).
 	fmt.Println("\n== membership: a group, and services that find each other ==")
-	if err := membershipDemo(ctx, client, srv.ConnectString(), os.Getenv("GOCURATOR_BIN")); err != nil {
+	if err := membershipDemo(ctx, client, at, os.Getenv("GOCURATOR_BIN")); err != nil {
 		return err
 	}
 
@@ -129,11 +132,11 @@ func run(workers, rounds int) error {
 
 // configDemo runs three subscribers, each a cache of /config on a session
 // of its own, while the publisher (client) creates, updates and deletes.
-func configDemo(ctx context.Context, publisher *framework.Client, connect string) error {
+func configDemo(ctx context.Context, publisher *framework.Client, at servers) error {
 	var print sync.Mutex
 	seen := make(chan struct{}, 64)
 	for i := range 3 {
-		c, err := newClient(connect)
+		c, err := at.newClient()
 		if err != nil {
 			return err
 		}
@@ -201,13 +204,13 @@ func configDemo(ctx context.Context, publisher *framework.Client, connect string
 	return nil
 }
 
-func lockDemo(ctx context.Context, connect string, workers, rounds int) error {
+func lockDemo(ctx context.Context, at servers, workers, rounds int) error {
 	var wg sync.WaitGroup
 	var print sync.Mutex
 	errs := make(chan error, workers)
 	clients := make([]*framework.Client, workers)
 	for i := range clients {
-		c, err := newClient(connect)
+		c, err := at.newClient()
 		if err != nil {
 			return err
 		}
@@ -264,7 +267,7 @@ func lockDemo(ctx context.Context, connect string, workers, rounds int) error {
 
 // failoverDemo runs three selectors, expires the leader's session on the
 // server, and shows the next candidate take over once the old term ended.
-func failoverDemo(ctx context.Context, connect string) error {
+func failoverDemo(ctx context.Context, at servers) error {
 	type term struct {
 		id  string
 		l   *leader.Leadership
@@ -273,7 +276,7 @@ func failoverDemo(ctx context.Context, connect string) error {
 	terms := make(chan term, 3)
 	clients := make(map[string]*framework.Client)
 	for _, id := range []string{"alpha", "bravo", "charlie"} {
-		c, err := newClient(connect)
+		c, err := at.newClient()
 		if err != nil {
 			return err
 		}
@@ -352,8 +355,16 @@ func short(path string) string {
 	return name
 }
 
-func newClient(connect string) (*framework.Client, error) {
-	return framework.New(connect,
+// servers is where the demo's clients connect, and the hook they report
+// to.
+type servers struct {
+	connect string
+	hooks   *tally
+}
+
+func (at servers) newClient() (*framework.Client, error) {
+	return framework.New(at.connect,
+		framework.WithHooks(at.hooks),
 		framework.WithNamespace("demo"),
 		framework.WithSessionTimeout(10*time.Second),
 		framework.WithRetryPolicy(retry.ExponentialBackoffRetry(50*time.Millisecond, 10)))

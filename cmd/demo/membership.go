@@ -26,11 +26,11 @@ type details struct {
 // membershipDemo joins three members to a group, registers three
 // instances of "orders", and follows them with a cache and a provider
 // while one's session expires and another leaves.
-func membershipDemo(ctx context.Context, client *framework.Client, connect, bin string) error {
+func membershipDemo(ctx context.Context, client *framework.Client, at servers, bin string) error {
 	regions := []string{"eu-west", "us-east", "ap-south"}
 	clients := make([]*framework.Client, len(regions))
 	for i := range clients {
-		c, err := newClient(connect)
+		c, err := at.newClient()
 		if err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func membershipDemo(ctx context.Context, client *framework.Client, connect, bin 
 	if bin != "" {
 		fmt.Println("$ gocurator instances /services orders")
 		cmd := exec.CommandContext(ctx, bin, "instances", "/services", "orders")
-		cmd.Env = append(os.Environ(), "ZOOKEEPER_CONNECT="+connect, "GOCURATOR_NAMESPACE=demo")
+		cmd.Env = append(os.Environ(), "ZOOKEEPER_CONNECT="+at.connect, "GOCURATOR_NAMESPACE=demo")
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return err

@@ -4,6 +4,7 @@
 package delivery
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/gocurator/curator/listener"
@@ -74,11 +75,11 @@ func (c *Container[E]) Add(fn func(E)) (remove func()) {
 			return
 		}
 		e.removed = true
-		for i, l := range c.listeners {
-			if l == e {
-				c.listeners = append(c.listeners[:i:i], c.listeners[i+1:]...)
-				break
-			}
+		// slices.Delete clears the slot it frees: a removed listener
+		// left in the backing array would keep what it refers to (a
+		// closed cache and all it held) from being collected.
+		if i := slices.Index(c.listeners, e); i >= 0 {
+			c.listeners = slices.Delete(c.listeners, i, i+1)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package delivery_test
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -210,4 +212,30 @@ func TestErrorPolicies(t *testing.T) {
 			t.Errorf("Session.IsErrorState(%v) = %v", s, got)
 		}
 	}
+}
+
+// TestRemovedListenerIsCollected: once removed, a listener is no longer
+// referenced, so what it refers to (a closed cache and its copy of a tree)
+// can be collected, whichever listener it was.
+func TestRemovedListenerIsCollected(t *testing.T) {
+	c := delivery.NewContainer[int](0, nil)
+	defer c.Close()
+	removeFirst := c.Add(func(int) {})
+	freed := make(chan struct{})
+	func() {
+		held := new([1 << 10]byte)
+		remove := c.Add(func(int) { _ = held[0] })
+		runtime.AddCleanup(held, func(ch chan struct{}) { close(ch) }, freed)
+		remove() // the last listener: its slot was kept by the slice
+	}()
+	defer removeFirst()
+	for range 100 {
+		runtime.GC()
+		select {
+		case <-freed:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatal("a removed listener is still referenced")
 }

@@ -36,10 +36,33 @@ func (n *WriteNotice) close() { n.once.Do(func() { close(n.ch) }) }
 // path it creates at that opcode's fixed offset (for a multi, its first
 // op's path). A concurrent create of the same path may close the notice
 // instead; a protected create's path is its own.
+//
+// The notices are kept in shards by path, so that the many goroutines of a
+// client that holds many locks, and the send loop, which looks a path up on
+// every write while any notice waits, seldom wait for one another.
 type writeWatch struct {
-	n       atomic.Int32 // number of notices waiting, read without the lock on every write
+	n      atomic.Int32 // number of notices waiting, read without a lock on every write
+	shards [writeShards]writeShard
+}
+
+// writeShards is the number of the writeWatch's shards.
+const writeShards = 16
+
+type writeShard struct {
 	mu      sync.Mutex
 	waiting map[string][]*WriteNotice // by path
+}
+
+// shard returns the shard of path (FNV-1a).
+func (w *writeWatch) shard(path string) *writeShard { return &w.shards[hashPath(path)%writeShards] }
+
+// hashPath is FNV-1a, of a path as a string or as the bytes of a frame.
+func hashPath[P string | []byte](path P) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(path); i++ {
+		h = (h ^ uint32(path[i])) * 16777619
+	}
+	return h
 }
 
 // add closes notice once a create request (or a multi whose first op is one)
@@ -48,13 +71,14 @@ type writeWatch struct {
 // a success's notice is closed then if it is still open (its answer came
 // before the send loop got to tell).
 func (w *writeWatch) add(path string, notice *WriteNotice) (done func(succeeded bool)) {
-	w.mu.Lock()
-	if w.waiting == nil {
-		w.waiting = make(map[string][]*WriteNotice)
+	s := w.shard(path)
+	s.mu.Lock()
+	if s.waiting == nil {
+		s.waiting = make(map[string][]*WriteNotice)
 	}
-	w.waiting[path] = append(w.waiting[path], notice)
+	s.waiting[path] = append(s.waiting[path], notice)
 	w.n.Add(1)
-	w.mu.Unlock()
+	s.mu.Unlock()
 	return func(succeeded bool) {
 		w.remove(path, notice)
 		if succeeded {
@@ -64,18 +88,19 @@ func (w *writeWatch) add(path string, notice *WriteNotice) (done func(succeeded 
 }
 
 func (w *writeWatch) remove(path string, notice *WriteNotice) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	list := w.waiting[path]
+	s := w.shard(path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.waiting[path]
 	i := slices.Index(list, notice)
 	if i < 0 {
 		return // written already
 	}
 	w.n.Add(-1)
 	if len(list) == 1 {
-		delete(w.waiting, path)
+		delete(s.waiting, path)
 	} else {
-		w.waiting[path] = slices.Delete(list, i, i+1)
+		s.waiting[path] = slices.Delete(list, i, i+1)
 	}
 }
 
@@ -89,13 +114,14 @@ func (w *writeWatch) written(b []byte) {
 	if !ok {
 		return
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	list := w.waiting[string(path)] // no allocation for a map lookup
+	s := &w.shards[hashPath(path)%writeShards]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.waiting[string(path)] // no allocation for a map lookup
 	if len(list) == 0 {
 		return
 	}
-	delete(w.waiting, string(path))
+	delete(s.waiting, string(path))
 	w.n.Add(-int32(len(list)))
 	for _, n := range list {
 		n.close()

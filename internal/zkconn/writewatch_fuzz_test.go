@@ -59,7 +59,7 @@ func FuzzWriteWatch(f *testing.F) {
 			t.Fatalf("frame %x, waiting for %q: closed %v, want %v", b, path, closed(notice), want)
 		}
 		done(false)
-		if w.n.Load() != 0 || len(w.waiting) != 0 {
+		if w.n.Load() != 0 || w.paths() != 0 {
 			t.Fatalf("%d waiters left", w.n.Load())
 		}
 	})

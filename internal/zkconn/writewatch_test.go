@@ -2,6 +2,7 @@ package zkconn
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/gocurator/curator/internal/zkwire"
@@ -53,8 +54,8 @@ func TestWriteWatchKnowsItsRequest(t *testing.T) {
 		if closed(notice) != tc.fires {
 			t.Errorf("%s: a failed request's notice closed when it was done", tc.name)
 		}
-		if n := w.n.Load(); n != 0 || len(w.waiting) != 0 {
-			t.Errorf("%s: %d waiters left (%v)", tc.name, n, w.waiting)
+		if n := w.n.Load(); n != 0 || w.paths() != 0 {
+			t.Errorf("%s: %d waiters left on %d paths", tc.name, n, w.paths())
 		}
 	}
 }
@@ -76,5 +77,58 @@ func closed(n *WriteNotice) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// paths returns the number of paths with a notice waiting, over the shards.
+func (w *writeWatch) paths() int {
+	n := 0
+	for i := range w.shards {
+		w.shards[i].mu.Lock()
+		n += len(w.shards[i].waiting)
+		w.shards[i].mu.Unlock()
+	}
+	return n
+}
+
+// Notices of many paths, spread over the shards, each closed by its own
+// create's frame and by no other.
+func TestWriteNoticesOverShards(t *testing.T) {
+	var w writeWatch
+	notices := map[string]*WriteNotice{}
+	for i := range 100 {
+		p := fmt.Sprintf("/locks/%d/lock-", i)
+		notices[p] = NewWriteNotice()
+		w.add(p, notices[p])
+	}
+	if w.pending() != 100 || w.paths() != 100 {
+		t.Fatalf("%d pending on %d paths, want 100", w.pending(), w.paths())
+	}
+	used := 0
+	for i := range w.shards {
+		if len(w.shards[i].waiting) > 0 {
+			used++
+		}
+	}
+	if used < writeShards/2 {
+		t.Errorf("100 paths in %d of %d shards", used, writeShards)
+	}
+	for i := range 100 {
+		p := fmt.Sprintf("/locks/%d/lock-", i)
+		w.written(frame(int32(i+1), zkwire.OpCreate, false, p))
+		for q, n := range notices {
+			want := q == p
+			if !want {
+				var j int
+				fmt.Sscanf(q, "/locks/%d/lock-", &j)
+				want = j < i
+			}
+			if closed(n) != want {
+				t.Fatalf("after the create of %s: %s's notice closed %v", p, q, closed(n))
+			}
+		}
+	}
+	if w.pending() != 0 || w.paths() != 0 {
+		t.Fatalf("%d pending on %d paths after every create", w.pending(), w.paths())
 	}
 }

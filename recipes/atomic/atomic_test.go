@@ -357,8 +357,8 @@ func TestBadInput(t *testing.T) {
 		}},
 	}
 	for _, b := range bad {
-		if err := b.err(); !errors.Is(err, framework.ErrInvalidArg) {
-			t.Errorf("%s: %v, want ErrInvalidArg", b.name, err)
+		if err := b.err(); !errors.Is(err, atomic.ErrInvalidArg) || !errors.Is(err, framework.ErrInvalidArg) {
+			t.Errorf("%s: %v, want ErrInvalidArg (framework.ErrInvalidArg)", b.name, err)
 		}
 	}
 	if n := wire.Requests() - before; n != 0 {

@@ -3,8 +3,6 @@ package atomic
 import (
 	"context"
 	"fmt"
-
-	"github.com/gocurator/curator/framework"
 )
 
 // CachedInt64 is Curator's CachedAtomicLong: values handed out from a range
@@ -35,10 +33,10 @@ type Cached[T int32 | int64] struct {
 // (at least 1). It sends nothing.
 func NewCached[T int32 | int64](n *Number[T], factor T) (*Cached[T], error) {
 	if n == nil {
-		return nil, fmt.Errorf("%w: cached atomic: nil number", framework.ErrInvalidArg)
+		return nil, fmt.Errorf("%w: cached atomic: nil number", ErrInvalidArg)
 	}
 	if factor < 1 {
-		return nil, fmt.Errorf("%w: cached atomic %s: cache factor %d, want at least 1", framework.ErrInvalidArg, n.c.path, factor)
+		return nil, fmt.Errorf("%w: cached atomic %s: cache factor %d, want at least 1", ErrInvalidArg, n.c.path, factor)
 	}
 	return &Cached[T]{n: n, factor: factor, turn: make(chan struct{}, 1)}, nil
 }

@@ -34,18 +34,18 @@ type core[T any] struct {
 // newCore checks the arguments and builds the engine; it sends nothing.
 func newCore[T any](client *framework.Client, path string, policy retry.Policy, cd codec[T], opts []Option) (*core[T], error) {
 	if client == nil {
-		return nil, fmt.Errorf("%w: atomic: nil client", framework.ErrInvalidArg)
+		return nil, fmt.Errorf("%w: atomic: nil client", ErrInvalidArg)
 	}
 	if err := checkPath("atomic", path); err != nil {
 		return nil, err
 	}
 	if policy == nil {
-		return nil, fmt.Errorf("%w: atomic %s: nil retry policy", framework.ErrInvalidArg, path)
+		return nil, fmt.Errorf("%w: atomic %s: nil retry policy", ErrInvalidArg, path)
 	}
 	var o options
 	for _, opt := range opts {
 		if opt == nil {
-			return nil, fmt.Errorf("%w: atomic %s: nil option", framework.ErrInvalidArg, path)
+			return nil, fmt.Errorf("%w: atomic %s: nil option", ErrInvalidArg, path)
 		}
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -179,17 +179,14 @@ func (c *core[T]) promoted(ctx context.Context, start time.Time, res *Result[T],
 	return c.tries(ctx, start, c.promo.Retry, res, &res.Stats.PromotedTries, next)
 }
 
-// cleanupTimeout bounds the release of the promotion's lock after the
-// update's context ended.
-const cleanupTimeout = 10 * time.Second
-
-// release gives the promotion's lock back. A hold lost meanwhile changes
-// nothing for the update, whose writes are checked by version, not by the
-// lock: it is only logged.
+// release gives the promotion's lock back. If ctx has ended, or the
+// connection is down, it returns at once and the client's guaranteed
+// delete removes the lock node in the background (see locks.Hold.Release),
+// so a cancelled update does not wait on the connection. A hold lost
+// meanwhile changes nothing for the update, whose writes are checked by
+// version, not by the lock: it is only logged.
 func (c *core[T]) release(ctx context.Context, hold *locks.Hold) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	if err := hold.Release(rctx); err != nil {
+	if err := hold.Release(ctx); err != nil {
 		c.client.Logger().Debug("atomic: releasing the promotion's lock", "path", c.path, "lock", hold.Path(), "err", err)
 	}
 }

@@ -198,6 +198,54 @@ func TestCancelledPromotionLeavesNoLockNode(t *testing.T) {
 	}
 }
 
+// An update cancelled while it holds the promotion's lock returns at once,
+// though the connection has gone silent: before the client even finds the
+// connection suspended, not after waiting on the release of the lock, whose
+// node the client deletes once the connection is back.
+func TestCancelUnderThePromotionsLockReturnsAtOnce(t *testing.T) {
+	proxy, c, direct := proxied(t)
+	ctx := ctxT(t)
+	lock, err := locks.NewMutex(direct, "/lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newInt64(t, c, "/long", retry.RetryNTimes(0, 0), atomic.WithPromotion(atomic.Promotion{LockPath: "/lock"}))
+	other := newInt64(t, direct, "/long", few)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	optimistic := proxy.HoldReply(zkharness.OpGetData)
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Increment(cctx)
+		done <- err
+	}()
+	<-optimistic.Arrived()
+	if _, err := other.Increment(ctx); err != nil { // the optimistic try fails
+		t.Fatal(err)
+	}
+	promoted := proxy.HoldReply(zkharness.OpGetData) // the read under the lock: its reply, and all after it, wait
+	optimistic.Deliver()
+	<-promoted.Arrived()
+	if p, err := lock.Participants(ctx); len(p) != 1 || err != nil {
+		t.Fatalf("lock nodes while the update reads under the lock: %v, %v; want the update's", p, err)
+	}
+	sess := c.Session() // ends when the client finds the connection suspended
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("an update cancelled under the promotion's lock: %v", err)
+		}
+	case <-sess.Done():
+		t.Fatal("the cancelled update had not returned when the client found the connection suspended")
+	}
+	promoted.Deliver()
+	recipestest.Eventually(t, "the update's lock node to go", func() (bool, string) {
+		p, err := lock.Participants(ctx)
+		return len(p) == 0 && err == nil, fmt.Sprint(p, err)
+	})
+}
+
 // Increments by several participants while their connections are cut and
 // replies lost: every increment that succeeded counts once, and the node
 // holds at least their number and at most that plus the increments whose
@@ -210,8 +258,8 @@ func TestIncrementsUnderFaultsAddUp(t *testing.T) {
 	var mu sync.Mutex
 	var posts []int64
 	var unknown int
+	var errs []error // under mu: reported once every participant has stopped
 	var wg sync.WaitGroup
-	errs := make(chan error, participants)
 	for i := range participants {
 		c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
 		var opts []atomic.Option
@@ -239,7 +287,7 @@ func TestIncrementsUnderFaultsAddUp(t *testing.T) {
 				case errors.Is(err, framework.ErrOutcomeUnknown):
 					unknown++
 				case err != nil && !errors.Is(err, framework.ErrConnectionLoss):
-					errs <- err
+					errs = append(errs, err)
 				case res.Succeeded:
 					posts = append(posts, res.Post)
 				}
@@ -248,9 +296,11 @@ func TestIncrementsUnderFaultsAddUp(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+	for _, err := range errs {
+		t.Error(err)
+	}
+	if len(errs) > 0 {
+		t.FailNow()
 	}
 	v, err := newInt64(t, recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns)), "/long", few).Get(ctx)
 	if err != nil {

@@ -3,6 +3,7 @@ package atomic_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -282,8 +283,11 @@ func TestInt64InteropWithCurator(t *testing.T) {
 		t.Logf("%d values handed out, each once, from a node that ended at %d", len(posts), final)
 	})
 
-	// A Go update promoted to the lock waits for Curator's holder of it: it
-	// times out while Java holds the lock, and succeeds once Java let go.
+	// A Go update promoted to the lock waits for Curator's holder of it:
+	// with a timeout, it times out while Java holds the lock (it cannot get
+	// it, however long it takes) and leaves no lock node; without one, it
+	// queues behind Java's node, is still waiting while Java holds the lock,
+	// and succeeds under it once Java let go.
 	t.Run("promotion-waits-for-java", func(t *testing.T) {
 		java.t = t
 		ns := recipestest.Namespace(t)
@@ -291,9 +295,17 @@ func TestInt64InteropWithCurator(t *testing.T) {
 		proxy := recipestest.StartProxy(t, server.Addr())
 		c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
 		direct := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
-		l := newInt64(t, c, "/long", retry.RetryNTimes(0, 0),
+		timed := newInt64(t, c, "/long", retry.RetryNTimes(0, 0),
 			atomic.WithPromotion(atomic.Promotion{LockPath: "/lock", Timeout: 300 * time.Millisecond}))
+		waiting := newInt64(t, c, "/long", retry.RetryNTimes(0, 0), atomic.WithPromotion(atomic.Promotion{LockPath: "/lock"}))
 		other := newInt64(t, direct, "/long", few)
+		lockNodes := func() ([]string, error) {
+			kids, _, err := direct.Children(ctx, "/lock")
+			if errors.Is(err, framework.ErrNoNode) { // the container, empty, was reaped
+				err = nil
+			}
+			return kids, err
+		}
 		java.send("LOCK /" + ns + "/lock")
 		java.expect("LOCKED")
 		bump := func() {
@@ -301,19 +313,47 @@ func TestInt64InteropWithCurator(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		res, err := forceConflict(t, proxy, func() (atomic.Result[int64], error) { return l.Increment(ctx) }, bump)
+		res, err := forceConflict(t, proxy, func() (atomic.Result[int64], error) { return timed.Increment(ctx) }, bump)
 		if err != nil || res.Succeeded || res.Stats.OptimisticTries != 1 || res.Stats.PromotedTries != 0 {
 			t.Fatalf("a promoted increment while Java holds the lock: %+v, %v; want a failure without a promoted try", res, err)
 		}
-		if kids, _, err := direct.Children(ctx, "/lock"); len(kids) != 1 || err != nil {
-			t.Fatalf("lock nodes after the timed-out promotion: %v, %v; want Java's alone", kids, err)
+		recipestest.Eventually(t, "Java's lock node alone", func() (bool, string) {
+			kids, err := lockNodes()
+			return len(kids) == 1 && err == nil, fmt.Sprint(kids, err)
+		})
+
+		type outcome struct {
+			res atomic.Result[int64]
+			err error
+		}
+		done := make(chan outcome, 1)
+		held := proxy.HoldReply(zkharness.OpGetData)
+		go func() {
+			res, err := waiting.Increment(ctx)
+			done <- outcome{res, err}
+		}()
+		<-held.Arrived()
+		bump()
+		held.Deliver() // the optimistic try fails: the update is promoted
+		recipestest.Eventually(t, "the Go update's lock node behind Java's", func() (bool, string) {
+			kids, err := lockNodes()
+			return len(kids) == 2 && err == nil, fmt.Sprint(kids, err)
+		})
+		select {
+		case o := <-done:
+			t.Fatalf("a promoted increment returned while Java holds the lock: %+v, %v", o.res, o.err)
+		default:
 		}
 		java.send("UNLOCK")
 		java.expect("UNLOCKED")
-		res, err = forceConflict(t, proxy, func() (atomic.Result[int64], error) { return l.Increment(ctx) }, bump)
-		if err != nil || !res.Succeeded || res.Stats.PromotedTries != 1 || res.Pre != 2 || res.Post != 3 {
-			t.Fatalf("a promoted increment once Java let go: %+v, %v; want 2 -> 3 in one promoted try", res, err)
+		o := <-done
+		if o.err != nil || !o.res.Succeeded || o.res.Stats.PromotedTries != 1 || o.res.Pre != 2 || o.res.Post != 3 {
+			t.Fatalf("a promoted increment once Java let go: %+v, %v; want 2 -> 3 in one promoted try", o.res, o.err)
 		}
+		recipestest.Eventually(t, "no lock node", func() (bool, string) {
+			kids, err := lockNodes()
+			return len(kids) == 0 && err == nil, fmt.Sprint(kids, err)
+		})
 	})
 
 	// What Curator 5.4 does with a lost reply, for the documentation's

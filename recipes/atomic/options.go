@@ -11,10 +11,10 @@ import (
 // checkPath refuses a path no node can have, or the root.
 func checkPath(what, path string) error {
 	if path == "/" {
-		return fmt.Errorf("%w: %s path %q: the root cannot be used", framework.ErrInvalidArg, what, path)
+		return fmt.Errorf("%w: %s path %q: the root cannot be used", ErrInvalidArg, what, path)
 	}
 	if err := framework.ValidatePath(path, false); err != nil {
-		return fmt.Errorf("%w: %s path %q: %w", framework.ErrInvalidArg, what, path, err)
+		return fmt.Errorf("%w: %s path %q: %w", ErrInvalidArg, what, path, err)
 	}
 	return nil
 }

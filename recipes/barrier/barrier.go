@@ -61,13 +61,13 @@ func (b *Barrier) Wait(ctx context.Context) error {
 // checkArgs refuses a nil client and a path no node can have, or the root.
 func checkArgs(client *framework.Client, path string) error {
 	if client == nil {
-		return fmt.Errorf("%w: barrier: nil client", framework.ErrInvalidArg)
+		return fmt.Errorf("%w: barrier: nil client", ErrInvalidArg)
 	}
 	if path == "/" {
-		return fmt.Errorf("%w: barrier path %q: the root cannot be used", framework.ErrInvalidArg, path)
+		return fmt.Errorf("%w: barrier path %q: the root cannot be used", ErrInvalidArg, path)
 	}
 	if err := framework.ValidatePath(path, false); err != nil {
-		return fmt.Errorf("%w: barrier path %q: %w", framework.ErrInvalidArg, path, err)
+		return fmt.Errorf("%w: barrier path %q: %w", ErrInvalidArg, path, err)
 	}
 	return nil
 }

@@ -131,8 +131,8 @@ func TestBadInput(t *testing.T) {
 			return d.Leave(ctxT(t))
 		}(),
 	} {
-		if !errors.Is(err, framework.ErrInvalidArg) {
-			t.Errorf("%s: %v, want ErrInvalidArg", name, err)
+		if !errors.Is(err, barrier.ErrInvalidArg) || !errors.Is(err, framework.ErrInvalidArg) {
+			t.Errorf("%s: %v, want ErrInvalidArg (framework.ErrInvalidArg)", name, err)
 		}
 	}
 	if n := wire.Requests() - before; n != 0 {

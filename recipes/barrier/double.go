@@ -7,23 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/gocurator/curator/framework"
 )
 
-// ErrMemberLost means the member's node is gone without its Leave: its
-// session ended (or someone deleted it), so the others no longer count or
-// wait for it.
-var ErrMemberLost = errors.New("member node lost")
-
 // ReadyNode is the name of the node that the member completing the group
 // creates under the barrier's path, as Curator names it.
 const ReadyNode = "ready"
-
-// cleanupTimeout bounds the delete of a member's node after its call's
-// context ended.
-const cleanupTimeout = 10 * time.Second
 
 // DoubleBarrier is Curator's DistributedDoubleBarrier: one member of a
 // group that enters together and leaves together. A member enters and
@@ -45,23 +35,25 @@ func NewDoubleBarrier(client *framework.Client, path string, members int) (*Doub
 		return nil, err
 	}
 	if members < 1 {
-		return nil, fmt.Errorf("%w: double barrier %s: %d members, want at least 1", framework.ErrInvalidArg, path, members)
+		return nil, fmt.Errorf("%w: double barrier %s: %d members, want at least 1", ErrInvalidArg, path, members)
 	}
 	return &DoubleBarrier{client: client, path: path, members: members, turn: make(chan struct{}, 1)}, nil
 }
 
 // Enter creates the member's node and blocks until the group is complete:
 // the ready node exists, or this member completes the group and creates it.
-// If ctx ends or Enter fails, the member's node is deleted before Enter
-// returns; a member that gives up just as the group completed may have been
-// counted by the others all the same.
+// If Enter fails, the member's node is deleted before it returns, or, if
+// the connection cannot do it while ctx lasts, by the client in the
+// background (a guaranteed delete); if ctx ends, Enter returns at once and
+// leaves the delete to the client. A member that gives up just as the
+// group completed may have been counted by the others all the same.
 func (b *DoubleBarrier) Enter(ctx context.Context) error {
 	if err := b.take(ctx); err != nil {
 		return err
 	}
 	defer b.give()
 	if b.entered {
-		return fmt.Errorf("%w: double barrier %s: entered already", framework.ErrInvalidArg, b.path)
+		return fmt.Errorf("%w: double barrier %s: entered already", ErrInvalidArg, b.path)
 	}
 	b.name = newUUID()
 	err := b.enter(ctx)
@@ -117,17 +109,21 @@ func (b *DoubleBarrier) enter(ctx context.Context) error {
 // Leave deletes the member's node and blocks until every member has left,
 // as Curator's leave does: the member whose node sorts first waits for the
 // others' nodes to go, and the others for it. It then deletes the ready
-// node. If ctx ends or Leave fails, the member's node (and the ready node)
-// is deleted before Leave returns: a Leave with a context already done
-// withdraws the member at once. If the member's node was gone before Leave
-// deleted it, Leave returns an error wrapping ErrMemberLost.
+// node. If Leave fails or ctx ends, the member's node is deleted as after
+// a failed Enter: a Leave with a context already done withdraws the member
+// at once, the client deleting its node in the background. The ready node
+// is then left to the members still leaving, each of which deletes it once
+// it has left, unless Leave failed with ctx still live (if every member's
+// Leave ends so, the ready node stays, and would let the next round's
+// members in at once). If the member's node was gone before Leave deleted
+// it, Leave returns an error wrapping ErrMemberLost.
 func (b *DoubleBarrier) Leave(ctx context.Context) error {
 	if err := b.take(ctx); err != nil {
 		return err
 	}
 	defer b.give()
 	if !b.entered {
-		return fmt.Errorf("%w: double barrier %s: not entered", framework.ErrInvalidArg, b.path)
+		return fmt.Errorf("%w: double barrier %s: not entered", ErrInvalidArg, b.path)
 	}
 	b.entered = false
 	if err := b.leave(ctx); err != nil {
@@ -197,29 +193,34 @@ func (b *DoubleBarrier) deleteOurs(ctx context.Context) error {
 }
 
 // cleanup deletes our node after a failed or cancelled call, and with
-// ready the ready node, whether or not ctx has ended, for up to
-// cleanupTimeout; the client goes on deleting our node in the background
-// if that is not enough (each Enter names its node afresh, so a late
-// delete cannot take a later round's node).
+// ready the ready node. Our node's delete is guaranteed: it runs while ctx
+// lasts, and the client goes on with it in the background once ctx has
+// ended (at once if it had) or the connection failed, so that a cancelled
+// call returns at once and leaves nothing behind. Each Enter names its
+// node afresh, so a late delete cannot take a later round's node.
+//
+// The ready node's delete cannot go to the background, as a late one could
+// take the next round's ready node: it is made only while ctx lasts. A
+// Leave that failed as ctx ended leaves it to the other members: one of
+// them at least has not finished leaving (the first member waits for all
+// the others, and they for it), and each deletes it once it has left. If
+// every member gives up, the ready node stays.
 func (b *DoubleBarrier) cleanup(ctx context.Context, ready bool) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	if err := b.client.Delete(cctx, b.ourPath(), framework.Quietly(), framework.Guaranteed()); err != nil {
+	if err := b.client.Delete(ctx, b.ourPath(), framework.Quietly(), framework.Guaranteed()); err != nil && ctx.Err() == nil {
 		b.client.Logger().Warn("double barrier: deleting the member node after a failed call; the client goes on trying", "node", b.ourPath(), "err", err)
 	}
-	if ready {
+	if ready && ctx.Err() == nil {
 		b.deleteReady(ctx)
 	}
 }
 
-// deleteReady deletes the ready node, once the member has left, whether or
-// not ctx has ended, for up to cleanupTimeout. Not in the background: a
-// late delete could take the next round's ready node.
+// deleteReady deletes the ready node once the member has left, while ctx
+// lasts. Not in the background: a late delete could take the next round's
+// ready node. If ctx ends first, the other members delete it as they
+// leave.
 func (b *DoubleBarrier) deleteReady(ctx context.Context) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
 	ready := framework.JoinPath(b.path, ReadyNode)
-	if err := b.client.Delete(cctx, ready, framework.Quietly()); err != nil {
+	if err := b.client.Delete(ctx, ready, framework.Quietly()); err != nil && ctx.Err() == nil {
 		b.client.Logger().Warn("double barrier: deleting the ready node after leaving", "node", ready, "err", err)
 	}
 }

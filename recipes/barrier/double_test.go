@@ -208,8 +208,8 @@ func kidsOf(t *testing.T, m member) string {
 	return ""
 }
 
-// A member that gives up its Enter, or its Leave, deletes its node and
-// returns the context's error; the others are not held up by it.
+// A member that gives up its Enter, or its Leave, returns the context's
+// error, and its node goes; the others are not held up by it.
 func TestDoubleBarrierCancelLeavesNothing(t *testing.T) {
 	ns := recipestest.Namespace(t)
 	ctx := ctxT(t)
@@ -225,9 +225,10 @@ func TestDoubleBarrierCancelLeavesNothing(t *testing.T) {
 	if e := <-out; !errors.Is(e.err, context.Canceled) {
 		t.Fatalf("a cancelled Enter: %+v", e)
 	}
-	if names, ready := view(t, ms[1].c, "/dbl"); len(names) != 0 || ready {
-		t.Fatalf("after a cancelled Enter: members %v, ready %v", names, ready)
-	}
+	recipestest.Eventually(t, "the member's node to go (the client deletes it in the background)", func() (bool, string) {
+		names, ready := view(t, ms[1].c, "/dbl")
+		return len(names) == 0 && !ready, fmt.Sprint(names, ready)
+	})
 
 	for _, m := range ms {
 		enter(ctx, t, m, "/dbl", out)
@@ -255,8 +256,72 @@ func TestDoubleBarrierCancelLeavesNothing(t *testing.T) {
 	if names, ready := view(t, ms[1].c, "/dbl"); len(names) != 0 || ready {
 		t.Fatalf("after a cancelled Leave and a Leave: members %v, ready %v", names, ready)
 	}
-	if err := ms[0].b.Leave(ctx); !errors.Is(err, framework.ErrInvalidArg) {
+	if err := ms[0].b.Leave(ctx); !errors.Is(err, barrier.ErrInvalidArg) {
 		t.Fatalf("Leave after a cancelled Leave: %v; want ErrInvalidArg (not entered)", err)
+	}
+}
+
+// A cancelled Enter, or Leave, returns at once though the connection has
+// gone silent: before the client even finds the connection suspended, not
+// after waiting on the delete of its node, which the client makes once the
+// connection is back.
+func TestDoubleBarrierCancelReturnsWhileBlackholed(t *testing.T) {
+	for _, call := range []string{"Enter", "Leave"} {
+		t.Run(call, func(t *testing.T) {
+			ns := recipestest.Namespace(t)
+			ctx := ctxT(t)
+			proxy := recipestest.StartProxy(t, server.Addr())
+			wire := zkharness.NewCounter()
+			c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(wire.Dialer(nil)))
+			b, err := barrier.NewDoubleBarrier(c, "/dbl", 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			other := members(t, ns, "/dbl", 1, 2)[0]
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			done := make(chan error, 1)
+			want := 0 // member nodes left once ours went
+			if call == "Enter" {
+				go func() { done <- b.Enter(cctx) }()
+				recipestest.Eventually(t, "the member's node", func() (bool, string) {
+					names, _ := view(t, other.c, "/dbl")
+					return len(names) == 1, fmt.Sprint(names)
+				})
+			} else {
+				want = 1 // the other's: it has not left
+				entered := make(chan error, 1)
+				go func() { entered <- other.b.Enter(ctx) }()
+				if err := b.Enter(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := <-entered; err != nil {
+					t.Fatal(err)
+				}
+				watches := wire.RequestsOf(zkharness.OpExists)
+				go func() { done <- b.Leave(cctx) }() // waits for the other, which does not leave yet
+				recipestest.Eventually(t, "the leaving member to watch the other's node", func() (bool, string) {
+					n := wire.RequestsOf(zkharness.OpExists) - watches
+					return n > 0, fmt.Sprint(n, " exists requests")
+				})
+			}
+			sess := c.Session() // ends when the client finds the connection suspended
+			proxy.Blackhole(true)
+			cancel()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("a cancelled %s: %v", call, err)
+				}
+			case <-sess.Done():
+				t.Fatalf("the cancelled %s had not returned when the client found the connection suspended", call)
+			}
+			proxy.Blackhole(false)
+			recipestest.Eventually(t, "the member's node to go", func() (bool, string) {
+				names, _ := view(t, other.c, "/dbl")
+				return len(names) == want, fmt.Sprint(names)
+			})
+		})
 	}
 }
 
@@ -349,7 +414,7 @@ func TestDoubleBarrierEnterTwice(t *testing.T) {
 	if err := m.b.Enter(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.b.Enter(ctx); !errors.Is(err, framework.ErrInvalidArg) {
+	if err := m.b.Enter(ctx); !errors.Is(err, barrier.ErrInvalidArg) {
 		t.Fatalf("a second Enter: %v; want ErrInvalidArg", err)
 	}
 	if err := m.b.Leave(ctx); err != nil {
@@ -384,7 +449,8 @@ func TestDoubleBarrierLostCreateReply(t *testing.T) {
 }
 
 // A Leave whose context is already done withdraws the member at once: its
-// node goes, and the other member's Leave does not wait for it.
+// node goes (the client deletes it in the background), and the other
+// member's Leave does not wait for it.
 func TestDoubleBarrierLeaveWithADoneContext(t *testing.T) {
 	ns := recipestest.Namespace(t)
 	ctx := ctxT(t)
@@ -404,9 +470,10 @@ func TestDoubleBarrierLeaveWithADoneContext(t *testing.T) {
 		if err := ms[0].b.Leave(done); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Leave with a done context: %v", err)
 		}
-		if names, _ := view(t, ms[1].c, "/dbl"); len(names) != 1 {
-			t.Fatalf("after a Leave with a done context: members %v, want the other's alone", names)
-		}
+		recipestest.Eventually(t, "the withdrawn member's node to go (the client deletes it in the background)", func() (bool, string) {
+			names, _ := view(t, ms[1].c, "/dbl")
+			return len(names) == 1, fmt.Sprint(names)
+		})
 		if err := ms[1].b.Leave(ctx); err != nil {
 			t.Fatal(err)
 		}

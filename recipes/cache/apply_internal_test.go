@@ -62,7 +62,7 @@ func TestReadOverTakenByAListingIsDropped(t *testing.T) {
 	}
 	c.applyChildren("/t", []string{"b"}, stat(1, 1, 5)) // created again at 5
 	c.applyData("/t/b", []byte("new"), stat(5, 5, 5))
-	if e := c.nodes["/t/b"]; e == nil || string(e.node.Data) != "new" {
+	if e := c.nodes["/t/b"]; e == nil || string(e.data) != "new" {
 		t.Fatal("the node created again is not cached")
 	}
 }

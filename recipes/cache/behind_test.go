@@ -160,7 +160,8 @@ type call struct {
 // deletes in between, a change before a delete. A watcher that keeps up
 // says 0.
 func TestWatchersSayWhenTheyFallBehind(t *testing.T) {
-	cs := clients(t, 2)
+	hook := &cacheHook{}
+	cs := clients(t, 2, framework.WithHooks(hook))
 	c, w := cs[0], cs[1]
 	ctx := ctxT(t)
 	mustCreate(t, w, "/cfg/x", "v0")
@@ -192,7 +193,7 @@ func TestWatchersSayWhenTheyFallBehind(t *testing.T) {
 	}
 
 	hold <- nil // the first call returns at once
-	wd, err := cache.WatchData(context.Background(), c, "/cfg/x", fnData)
+	wd, err := cache.WatchData(context.Background(), c, "/cfg/x", fnData, cache.WithLabel("data"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func TestWatchersSayWhenTheyFallBehind(t *testing.T) {
 		if release := <-kidHold; release != nil {
 			<-release
 		}
-	})
+	}, cache.WithLabel("kids"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,5 +282,11 @@ func TestWatchersSayWhenTheyFallBehind(t *testing.T) {
 	if err := errors.Join(wd.Close(), wc.Close()); err != nil {
 		t.Fatal(err)
 	}
-	_ = framework.ErrNoNode
+	// The hooks heard each call as a change, and each call's missed
+	// changes as an overflow.
+	expect(t, "the data watcher", hook.await(t, "data", 8), []string{"resync initial=true nodes=1 changes=0",
+		"changed /cfg/x nodes=1", "changed /cfg/x nodes=1", "overflow 4", "changed /cfg/x nodes=1", "changed /cfg/x nodes=1",
+		"deleted /cfg/x nodes=0", "overflow 1"}, 0)
+	expect(t, "the children watcher", hook.await(t, "kids", 4), []string{"resync initial=true nodes=0 changes=0",
+		"changed /svc nodes=1", "changed /svc nodes=2", "overflow 2"}, 0)
 }

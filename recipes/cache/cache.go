@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/delivery"
@@ -14,13 +15,16 @@ import (
 
 // Cache keeps a node and the nodes below it, to a maximum depth, in sync
 // with ZooKeeper. It sends nothing until Start; Close stops it and removes
-// nothing from ZooKeeper.
+// nothing from ZooKeeper. It reports its changes, loads, resyncs, stale
+// spans and overflows to the client's hooks (framework.WithHooks), under
+// the label WithLabel gives it.
 type Cache struct {
 	client    *framework.Client
 	root      string
 	opts      options
 	q         *queue
 	listeners *delivery.Container[[]Event] // each item one event, or the first load's events folded into one (delivery.go)
+	report    report
 
 	mu          sync.Mutex // guards the fields below and orders events
 	nodes       map[string]*entry
@@ -35,6 +39,12 @@ type Cache struct {
 	wg          sync.WaitGroup
 	unwatch     func() // removes the watch listener
 	unlisten    func() // removes the connection-state listener
+
+	// For the hooks (report.go):
+	loadStart     time.Time // Start's time
+	staleSince    time.Time // when the cache went stale
+	resyncStart   time.Time // the first reconnect since it went stale; zero: none
+	resyncChanges int       // the changes told since it went stale: what the resync found
 }
 
 type runState int
@@ -45,13 +55,25 @@ const (
 	closed
 )
 
-// entry is a cached node and what the cache knows of its children.
+// entry is a cached node and what the cache knows of its children. It is
+// kept small, for a cache holds one per node: the path is the map's key,
+// the children a sorted slice of the names the listing returned.
 type entry struct {
-	node     Node
-	depth    int
-	children map[string]struct{} // names from the latest listing applied; nil if not listed
-	pzxid    int64               // the latest listing's Pzxid
-	gone     map[string]int64    // children removed by a listing while their read was in flight: name -> that listing's Pzxid
+	path     string // the key of c.nodes that holds it
+	data     []byte
+	stat     framework.Stat
+	children []string         // sorted names from the latest listing applied; nil if not listed
+	pzxid    int64            // the latest listing's Pzxid
+	gone     map[string]int64 // children removed by a listing while their read was in flight: name -> that listing's Pzxid
+}
+
+// node returns the cached node e holds.
+func (e *entry) node() Node { return Node{Path: e.path, Data: e.data, Stat: e.stat} }
+
+// listed reports whether the latest listing of e's children named name.
+func (e *entry) listed(name string) bool {
+	_, ok := slices.BinarySearch(e.children, name)
+	return ok
 }
 
 // New returns a cache of the node at path and the nodes below it.
@@ -71,6 +93,7 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 		root:        path,
 		opts:        o,
 		q:           newQueue(),
+		report:      newReport(client, o.label),
 		nodes:       make(map[string]*entry),
 		initialized: make(chan struct{}),
 		closed:      make(chan struct{}),
@@ -113,6 +136,7 @@ func (c *Cache) Start(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(ctx)
 	c.stop = cancel
 	c.state = started
+	c.loadStart = time.Now()
 	c.session = c.client.SessionID()
 	gen := c.q.newGeneration()
 	c.q.add(key{c.root, dataRead}, gen)
@@ -138,6 +162,9 @@ func (c *Cache) Close() error {
 	}
 	wasStarted := c.state == started
 	c.state = closed
+	if c.stale {
+		c.report.stale(c.staleSince) // the span ends with the cache
+	}
 	c.mu.Unlock()
 	if wasStarted {
 		c.stopAfter()
@@ -171,7 +198,7 @@ func (c *Cache) Get(path string) (Node, bool) {
 	if e == nil || c.hidden(path) {
 		return Node{}, false
 	}
-	return e.node, true
+	return e.node(), true
 }
 
 // hidden reports whether path is the cache's own node in a cache made
@@ -188,12 +215,11 @@ func (c *Cache) Children(path string) []string {
 		return nil
 	}
 	var names []string
-	for name := range e.children {
+	for _, name := range e.children {
 		if c.nodes[framework.JoinPath(path, name)] != nil {
 			names = append(names, name)
 		}
 	}
-	slices.Sort(names)
 	return names
 }
 
@@ -201,6 +227,10 @@ func (c *Cache) Children(path string) []string {
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.lenLocked()
+}
+
+func (c *Cache) lenLocked() int {
 	if c.nodes[c.root] != nil && c.hidden(c.root) {
 		return len(c.nodes) - 1
 	}
@@ -213,7 +243,7 @@ func (c *Cache) Snapshot() []Node {
 	out := make([]Node, 0, len(c.nodes))
 	for path, e := range c.nodes {
 		if !c.hidden(path) {
-			out = append(out, e.node)
+			out = append(out, e.node())
 		}
 	}
 	c.mu.Unlock()
@@ -245,7 +275,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 		if c.state == started {
 			c.staleGen = c.q.current()
 			if !c.stale {
-				c.stale = true
+				c.stale, c.staleSince, c.resyncChanges = true, time.Now(), 0
 				c.post(Event{Type: Stale})
 			}
 		}
@@ -269,13 +299,16 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			add = c.q.check
 		}
 		c.session = session
+		if c.resyncStart.IsZero() {
+			c.resyncStart = time.Now()
+		}
 		gen := c.q.newGeneration()
 		add(key{c.root, dataRead}, gen)
 		for path, e := range c.nodes {
 			e.gone = nil // no read from before the resync can be applied over one made in it
 			add(key{path, dataRead}, gen)
 			switch {
-			case e.depth >= c.opts.maxDepth:
+			case c.depthOf(path) >= c.opts.maxDepth, ephemeral(e.stat.EphemeralOwner):
 			case e.children == nil: // never listed: no child watch to survive
 				c.q.add(key{path, childrenRead}, gen)
 			default:

@@ -329,3 +329,46 @@ func TestDecoderDecodesOncePerChange(t *testing.T) {
 		t.Fatalf("nil decode: %v", err)
 	}
 }
+
+// TestEphemeralsAreNotListed: an ephemeral node can have no children, so
+// the cache reads each one (getData, with its watch) and never lists it; it
+// still sees an ephemeral deleted, changed, and made again as a persistent
+// node that then gets children.
+func TestEphemeralsAreNotListed(t *testing.T) {
+	counter := zkharness.NewCounter()
+	ns := recipestest.Namespace(t)
+	c := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
+	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	mustCreate(t, w, "/members", "")
+	for i := range 10 {
+		if _, err := w.Create(ctx, fmt.Sprintf("/members/m%d", i), []byte("up"), framework.WithMode(framework.Ephemeral)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lists := counter.RequestsOf(zkharness.OpGetChildren2)
+	cc, _ := startCache(t, c, "/members")
+	<-cc.Initialized()
+	if n := counter.RequestsOf(zkharness.OpGetChildren2) - lists; n != 1 {
+		t.Errorf("the load listed %d nodes, want 1 (the directory; its ephemerals cannot have children)", n)
+	}
+	if cc.Len() != 11 {
+		t.Fatalf("cached %d nodes, want 11", cc.Len())
+	}
+	if _, err := w.Set(ctx, "/members/m1", []byte("busy"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Delete(ctx, "/members/m2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Txn(ctx, framework.DeleteOp("/members/m3", -1), framework.CreateOp("/members/m3", nil, framework.Persistent)); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, w, "/members/m3/child", "")
+	recipestest.Eventually(t, "the cache to follow", func() (bool, string) {
+		n1, _ := cc.Get("/members/m1")
+		_, has2 := cc.Get("/members/m2")
+		_, hasChild := cc.Get("/members/m3/child")
+		return string(n1.Data) == "busy" && !has2 && hasChild, cc.Explain("/members/m3/child")
+	})
+}

@@ -55,7 +55,15 @@ func (c *Cache) fold(pending [][]Event) [][]Event {
 	default:
 	}
 	if load < len(all) {
-		all = append(all[:load], overflowed(all[load:])...)
+		kept := overflowed(all[load:])
+		dropped := len(all) - load - (len(kept) - 1) // the Stale or Resynced kept is not dropped
+		for _, ev := range all[load:] {
+			if ev.Type == Overflowed {
+				dropped-- // stood for events counted when it was made
+			}
+		}
+		c.report.overflow(dropped)
+		all = append(all[:load], kept...)
 	}
 	return [][]Event{all}
 }

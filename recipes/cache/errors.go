@@ -13,11 +13,11 @@ var (
 	ErrInvalidArg = framework.ErrInvalidArg
 
 	// ErrAlreadyStarted is returned by a second Start.
-	ErrAlreadyStarted = errors.New("cache: already started")
+	ErrAlreadyStarted = errors.New("already started")
 
 	// ErrClosed is returned by Start after Close. errors.Is also matches
 	// it with framework.ErrClosed, the library's one sign of "closed".
-	ErrClosed error = closedError("cache: closed")
+	ErrClosed error = closedError("closed")
 )
 
 // closedError is ErrClosed's type: its own text, and errors.Is matches

@@ -14,8 +14,7 @@ func (c *Cache) Explain(path string) string {
 	parent, name := framework.SplitPath(path)
 	s := fmt.Sprintf("%s: cached=%v", path, c.nodes[path] != nil)
 	if pe := c.nodes[parent]; pe != nil {
-		_, listed := pe.children[name]
-		s += fmt.Sprintf(" parent listed=%v parent pzxid=%d stat pzxid=%d gone=%v", listed, pe.pzxid, pe.node.Stat.Pzxid, pe.gone)
+		s += fmt.Sprintf(" parent listed=%v parent pzxid=%d stat pzxid=%d gone=%v", pe.listed(name), pe.pzxid, pe.stat.Pzxid, pe.gone)
 	} else {
 		s += " parent not cached"
 	}

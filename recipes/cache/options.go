@@ -16,6 +16,7 @@ type options struct {
 	filter       func(path string) bool
 	buffer       int
 	workers      int
+	label        string
 }
 
 // DefaultBuffer is how many undelivered events a cache holds for its
@@ -24,7 +25,7 @@ type options struct {
 const DefaultBuffer = 100_000
 
 // defaultWorkers is how many reads one cache has in flight at most.
-const defaultWorkers = 16
+const defaultWorkers = 64
 
 // WithMaxDepth limits the cache to the nodes at most depth levels below
 // its path: 0 caches the node alone (Curator's NodeCache), 1 the node and
@@ -93,6 +94,15 @@ func WithEventBuffer(n int) Option {
 		o.buffer = n
 		return nil
 	}
+}
+
+// WithLabel names the cache, or the watcher, for the client's hooks
+// (framework.WithHooks): its changes, loads, resyncs, stale spans and
+// overflows carry the label, which metrics may use where a path, whose
+// number has no bound, may not. It is the one option WatchData and
+// WatchChildren take.
+func WithLabel(label string) Option {
+	return func(o *options) error { o.label = label; return nil }
 }
 
 func applyOptions(opts []Option) (options, error) {

@@ -45,6 +45,7 @@ type task struct {
 type queue struct {
 	mu          sync.Mutex
 	tasks       map[key]*task
+	peak        int // the most tasks held since tasks was made
 	fifo        []key
 	cur         uint64 // the current generation
 	outstanding int    // reads of generation cur not yet applied
@@ -77,6 +78,7 @@ func (q *queue) addLocked(k key, gen uint64, watch bool) {
 	t := q.tasks[k]
 	if t == nil {
 		q.tasks[k] = &task{gen: gen, state: queued, watch: watch}
+		q.peak = max(q.peak, len(q.tasks))
 		q.fifo = append(q.fifo, k)
 		if gen == q.cur && gen != 0 {
 			q.outstanding++
@@ -120,6 +122,7 @@ func (q *queue) next(ctx context.Context) (key, bool, bool) {
 		q.mu.Lock()
 		if len(q.fifo) > 0 {
 			k := q.fifo[0]
+			q.fifo[0] = key{}
 			q.fifo = q.fifo[1:]
 			t := q.tasks[k]
 			t.state = inFlight
@@ -160,6 +163,7 @@ func (q *queue) done(k key) uint64 {
 		return 0
 	}
 	delete(q.tasks, k)
+	q.shrink()
 	if t.gen == q.cur && t.gen != 0 {
 		q.outstanding--
 		if q.outstanding == 0 {
@@ -167,6 +171,20 @@ func (q *queue) done(k key) uint64 {
 		}
 	}
 	return 0
+}
+
+// shrinkAbove is the size from which a drained queue lets its storage go: a
+// load queues a read per node, and a map never gives back the room it grew.
+const shrinkAbove = 256
+
+// shrink drops the queue's grown storage once it is empty; q.mu is held.
+func (q *queue) shrink() {
+	if len(q.tasks) == 0 && q.peak > shrinkAbove {
+		q.tasks, q.peak = make(map[key]*task), 0
+	}
+	if len(q.fifo) == 0 && cap(q.fifo) > shrinkAbove {
+		q.fifo = nil
+	}
 }
 
 // pending reports whether the read k is queued or in flight.

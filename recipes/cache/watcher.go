@@ -13,6 +13,13 @@ import (
 // Watcher is a running WatchData or WatchChildren: Kazoo's DataWatch and
 // ChildrenWatch. It stops when the context it was made with ends, or at
 // Close.
+//
+// A watcher reports to the client's hooks (framework.WithHooks) as a cache
+// does, under the label WithLabel gives it: its first read as the initial
+// load, each later call of its function as a change, the changes a call
+// missed as an overflow, and, after its session expired or a read failed
+// on the connection, the span until its next read as stale, and that read
+// as a resync.
 type Watcher struct {
 	stop    context.CancelFunc
 	stopped chan struct{}
@@ -41,8 +48,11 @@ func (w *Watcher) Close() error {
 // the node lives on (its versions), and a lower bound across a delete (a
 // node deleted and made again between two reads is one call, with missed
 // at least 1).
-func WatchData(ctx context.Context, client *framework.Client, path string, fn func(n Node, exists bool, missed int)) (*Watcher, error) {
-	if err := checkWatch(client, path, fn == nil); err != nil {
+//
+// The one option it takes is WithLabel; any other is ErrInvalidArg.
+func WatchData(ctx context.Context, client *framework.Client, path string, fn func(n Node, exists bool, missed int), opts ...Option) (*Watcher, error) {
+	r, err := checkWatch(client, path, fn == nil, opts)
+	if err != nil {
 		return nil, err
 	}
 	var (
@@ -50,7 +60,7 @@ func WatchData(ctx context.Context, client *framework.Client, path string, fn fu
 		pending int  // changes seen since the last call and not shown
 		first   = true
 	)
-	read := func(ctx context.Context, trigger framework.EventType) (framework.Watch, error) {
+	read := func(ctx context.Context, trigger framework.EventType) (framework.Watch, seen, error) {
 		for {
 			data, stat, w, err := client.GetW(ctx, path)
 			if errors.Is(err, framework.ErrNoNode) {
@@ -59,7 +69,7 @@ func WatchData(ctx context.Context, client *framework.Client, path string, fn fu
 					continue // created in between
 				}
 				if err != nil {
-					return w, err
+					return w, seen{}, err
 				}
 				shown := last.Stat.Czxid != 0
 				switch {
@@ -68,17 +78,22 @@ func WatchData(ctx context.Context, client *framework.Client, path string, fn fu
 				case !shown && trigger == framework.EventNodeCreated:
 					pending++ // it came and went
 				}
-				if shown || first {
+				called := shown || first
+				if called {
+					if !first {
+						r.change(Deleted, path, 0)
+					}
 					first = false
 					last = Node{Path: path}
 					missed := pending
 					pending = 0
+					r.overflow(missed)
 					fn(last, false, missed)
 				}
-				return w, nil
+				return w, seen{nodes: 0, changed: called}, nil
 			}
 			if err != nil {
-				return w, err
+				return w, seen{}, err
 			}
 			switch {
 			case first:
@@ -92,21 +107,26 @@ func WatchData(ctx context.Context, client *framework.Client, path string, fn fu
 			default: // made since it was shown absent
 				pending += int(stat.Version)
 			}
-			if first || stat.Czxid != last.Stat.Czxid || stat.Mzxid != last.Stat.Mzxid {
+			called := first || stat.Czxid != last.Stat.Czxid || stat.Mzxid != last.Stat.Mzxid
+			if called {
+				switch {
+				case first:
+				case last.Stat.Czxid == 0:
+					r.change(Created, path, 1)
+				default:
+					r.change(Changed, path, 1)
+				}
 				first = false
 				last = Node{Path: path, Data: data, Stat: *stat}
 				missed := pending
 				pending = 0
+				r.overflow(missed)
 				fn(last, true, missed)
 			}
-			return w, nil
+			return w, seen{nodes: 1, changed: called}, nil
 		}
 	}
-	w, err := read(ctx, 0)
-	if err != nil {
-		return nil, err
-	}
-	return startWatcher(ctx, client, w, read), nil
+	return runWatcher(ctx, client, r, read)
 }
 
 // WatchChildren calls fn with the sorted names of path's children (exists
@@ -119,9 +139,11 @@ func WatchData(ctx context.Context, client *framework.Client, path string, fn fu
 // missed counts the changes of the children (each create or delete of a
 // child) since the previous call that no call showed, as WatchData's: 0
 // when the watcher kept up; exact while the node lives on (its Cversion),
-// a lower bound across its delete.
-func WatchChildren(ctx context.Context, client *framework.Client, path string, fn func(children []string, exists bool, missed int)) (*Watcher, error) {
-	if err := checkWatch(client, path, fn == nil); err != nil {
+// a lower bound across its delete. Its one option is WithLabel, as
+// WatchData's.
+func WatchChildren(ctx context.Context, client *framework.Client, path string, fn func(children []string, exists bool, missed int), opts ...Option) (*Watcher, error) {
+	r, err := checkWatch(client, path, fn == nil, opts)
+	if err != nil {
 		return nil, err
 	}
 	var (
@@ -131,7 +153,7 @@ func WatchChildren(ctx context.Context, client *framework.Client, path string, f
 		pending    int
 		started    bool
 	)
-	read := func(ctx context.Context, trigger framework.EventType) (framework.Watch, error) {
+	read := func(ctx context.Context, trigger framework.EventType) (framework.Watch, seen, error) {
 		for {
 			names, stat, w, err := client.ChildrenW(ctx, path)
 			exists := true
@@ -144,7 +166,7 @@ func WatchChildren(ctx context.Context, client *framework.Client, path string, f
 				names, stat, exists = nil, nil, false
 			}
 			if err != nil {
-				return w, err
+				return w, seen{}, err
 			}
 			slices.Sort(names)
 			switch {
@@ -170,39 +192,77 @@ func WatchChildren(ctx context.Context, client *framework.Client, path string, f
 			} else {
 				lastStat = framework.Stat{}
 			}
-			if !started || exists != lastExists || !slices.Equal(names, last) {
+			called := !started || exists != lastExists || !slices.Equal(names, last)
+			if called {
+				switch {
+				case !started:
+				case !exists:
+					r.change(Deleted, path, 0)
+				case !lastExists:
+					r.change(Created, path, len(names))
+				default:
+					r.change(Changed, path, len(names))
+				}
 				started, last, lastExists = true, names, exists
 				missed := pending
 				pending = 0
+				r.overflow(missed)
 				fn(names, exists, missed)
 			}
-			return w, nil
+			return w, seen{nodes: len(names), changed: called}, nil
 		}
 	}
-	w, err := read(ctx, 0)
+	return runWatcher(ctx, client, r, read)
+}
+
+// seen is what a watcher's read found, for the hooks: how many nodes it
+// shows (the node, or the children), and whether it called the function.
+type seen struct {
+	nodes   int
+	changed bool
+}
+
+// readFunc is a watcher's read, given what fired its watch.
+type readFunc func(context.Context, framework.EventType) (framework.Watch, seen, error)
+
+// checkWatch checks a watcher's arguments before any request, and returns
+// its report.
+func checkWatch(client *framework.Client, path string, nilFn bool, opts []Option) (report, error) {
+	switch {
+	case client == nil:
+		return report{}, fmt.Errorf("%w: nil client", ErrInvalidArg)
+	case nilFn:
+		return report{}, fmt.Errorf("%w: nil function", ErrInvalidArg)
+	}
+	if err := framework.ValidatePath(path, false); err != nil {
+		return report{}, fmt.Errorf("%w: watch path %q: %w", ErrInvalidArg, path, err)
+	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return report{}, err
+	}
+	if o.depthSet || o.childrenOnly || o.withoutData || o.filter != nil || o.buffer != DefaultBuffer {
+		return report{}, fmt.Errorf("%w: a watcher takes no option but WithLabel", ErrInvalidArg)
+	}
+	return newReport(client, o.label), nil
+}
+
+// runWatcher makes a watcher's first read, reports it as its load, and
+// starts the watcher.
+func runWatcher(ctx context.Context, client *framework.Client, r report, read readFunc) (*Watcher, error) {
+	start := time.Now()
+	w, s, err := read(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
-	return startWatcher(ctx, client, w, read), nil
-}
-
-func checkWatch(client *framework.Client, path string, nilFn bool) error {
-	switch {
-	case client == nil:
-		return fmt.Errorf("%w: nil client", ErrInvalidArg)
-	case nilFn:
-		return fmt.Errorf("%w: nil function", ErrInvalidArg)
-	}
-	if err := framework.ValidatePath(path, false); err != nil {
-		return fmt.Errorf("%w: watch path %q: %w", ErrInvalidArg, path, err)
-	}
-	return nil
+	r.resync(true, s.nodes, 0, start)
+	return startWatcher(ctx, client, r, w, read), nil
 }
 
 // startWatcher runs read each time the watch w fires, with what it saw,
 // until ctx ends or Close. A read that fails is tried again once the
 // connection is back.
-func startWatcher(ctx context.Context, client *framework.Client, w framework.Watch, read func(context.Context, framework.EventType) (framework.Watch, error)) *Watcher {
+func startWatcher(ctx context.Context, client *framework.Client, r report, w framework.Watch, read readFunc) *Watcher {
 	ctx, cancel := context.WithCancel(ctx)
 	wt := &Watcher{stop: cancel, stopped: make(chan struct{})}
 	go func() {
@@ -216,14 +276,26 @@ func startWatcher(ctx context.Context, client *framework.Client, w framework.Wat
 				return
 			}
 			ev, _ := w.Event()
+			var staleSince time.Time // the session ended, or a read failed: the span until a read succeeds
+			if ev.Type == framework.EventNotWatching {
+				staleSince = time.Now()
+			}
 			for trigger := ev.Type; ; trigger = 0 {
 				var err error
-				w, err = read(ctx, trigger)
+				var s seen
+				w, s, err = read(ctx, trigger)
 				if err == nil {
+					if !staleSince.IsZero() {
+						r.resync(false, s.nodes, btoi(s.changed), staleSince)
+						r.stale(staleSince)
+					}
 					break
 				}
 				if ctx.Err() != nil || errors.Is(err, framework.ErrClosed) {
 					return
+				}
+				if staleSince.IsZero() {
+					staleSince = time.Now()
 				}
 				client.Logger().Debug("cache: a watcher's read failed; trying again once connected", "err", err)
 				if client.BlockUntilConnected(ctx) != nil {
@@ -237,4 +309,11 @@ func startWatcher(ctx context.Context, client *framework.Client, w framework.Wat
 		}
 	}()
 	return wt
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

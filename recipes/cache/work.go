@@ -1,8 +1,11 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/gocurator/curator/framework"
@@ -134,11 +137,7 @@ func (c *Cache) trackedLocked(path string) bool {
 	}
 	parent, name := framework.SplitPath(path)
 	pe := c.nodes[parent]
-	if pe == nil {
-		return false
-	}
-	_, ok := pe.children[name]
-	return ok
+	return pe != nil && pe.listed(name)
 }
 
 // applyData applies a read of path's data: stat nil if the node is gone.
@@ -171,33 +170,45 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 	if c.opts.withoutData {
 		data = nil
 	}
-	n := Node{Path: path, Data: data, Stat: *stat}
 	switch {
 	case old == nil:
-		c.addLocked(n, gen)
-	case old.node.Stat.Czxid != stat.Czxid:
-		if stat.Czxid < old.node.Stat.Czxid {
+		c.addLocked(path, data, stat, gen)
+	case old.stat.Czxid != stat.Czxid:
+		if stat.Czxid < old.stat.Czxid {
 			return // an older node of that name: a reply overtaken by a later one
 		}
 		c.removeLocked(old) // deleted and created again between two reads
-		c.addLocked(n, gen)
-	case stat.Mzxid > old.node.Stat.Mzxid:
-		prev := old.node
-		old.node = n
-		c.postNode(Event{Type: Changed, Path: path, Node: n, Old: prev})
-	case stat.Mzxid == old.node.Stat.Mzxid && stat.Pzxid > old.node.Stat.Pzxid:
-		old.node.Stat = *stat // the children changed, not the data
+		c.addLocked(path, data, stat, gen)
+	case stat.Mzxid > old.stat.Mzxid:
+		prev := old.node()
+		old.data, old.stat = data, *stat
+		c.postNode(Event{Type: Changed, Path: path, Node: old.node(), Old: prev})
+	case stat.Mzxid == old.stat.Mzxid && stat.Pzxid > old.stat.Pzxid:
+		old.stat = *stat // the children changed, not the data
 	}
 }
 
 // addLocked caches a node that came into being and asks for its children.
-func (c *Cache) addLocked(n Node, gen uint64) {
-	e := &entry{node: n, depth: c.depthOf(n.Path)}
-	c.nodes[n.Path] = e
-	c.postNode(Event{Type: Created, Path: n.Path, Node: n})
-	if e.depth < c.opts.maxDepth {
-		c.q.add(key{n.Path, childrenRead}, gen)
+func (c *Cache) addLocked(path string, data []byte, stat *framework.Stat, gen uint64) {
+	e := &entry{path: path, data: data, stat: *stat}
+	c.nodes[path] = e
+	c.postNode(Event{Type: Created, Path: path, Node: e.node()})
+	switch {
+	case ephemeral(stat.EphemeralOwner):
+		e.children = []string{} // it can have none: listed, with no watch to set
+	case c.depthOf(path) < c.opts.maxDepth:
+		c.q.add(key{path, childrenRead}, gen)
 	}
+}
+
+// ephemeral reports whether a node with this ephemeralOwner is an
+// ephemeral node, which ZooKeeper lets have no children: so the cache
+// neither lists it nor sets a child watch on it, half the requests and
+// watches of a directory of members (a group, a service). A container
+// (Long.MIN_VALUE in some servers' stats, 0 in others) and a TTL node
+// (0xFF in the high byte) are not ephemeral.
+func ephemeral(owner int64) bool {
+	return owner != 0 && owner != math.MinInt64 && uint64(owner)>>56 != 0xFF
 }
 
 // postNode tells the listeners of a node's event, unless the node is the
@@ -207,18 +218,24 @@ func (c *Cache) postNode(ev Event) {
 		return
 	}
 	c.post(ev)
+	if c.report.hooks != nil {
+		c.report.change(ev.Type, ev.Path, c.lenLocked())
+	}
+	if c.stale {
+		c.resyncChanges++
+	}
 }
 
 // removeLocked drops e and every cached node below it, the deepest first,
 // each with a Deleted event.
 func (c *Cache) removeLocked(e *entry) {
-	for name := range e.children {
-		if ce := c.nodes[framework.JoinPath(e.node.Path, name)]; ce != nil {
+	for _, name := range e.children {
+		if ce := c.nodes[framework.JoinPath(e.path, name)]; ce != nil {
 			c.removeLocked(ce)
 		}
 	}
-	delete(c.nodes, e.node.Path)
-	c.postNode(Event{Type: Deleted, Path: e.node.Path, Old: e.node})
+	delete(c.nodes, e.path)
+	c.postNode(Event{Type: Deleted, Path: e.path, Old: e.node()})
 }
 
 // applyChildren applies a listing of path's children: stat nil if the node
@@ -228,10 +245,10 @@ func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat)
 	defer c.mu.Unlock()
 	gen := c.q.genOf(key{path, childrenRead})
 	e := c.nodes[path]
-	if c.state != started || e == nil || e.depth >= c.opts.maxDepth {
+	if c.state != started || e == nil || c.depthOf(path) >= c.opts.maxDepth {
 		return
 	}
-	if stat == nil || stat.Czxid != e.node.Stat.Czxid {
+	if stat == nil || stat.Czxid != e.stat.Czxid {
 		// The node is gone, or is another node of that name: its data
 		// read says which, and lists its children again.
 		c.q.add(key{path, dataRead}, gen)
@@ -241,25 +258,28 @@ func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat)
 		return // overtaken by a later listing
 	}
 	e.pzxid = stat.Pzxid
-	if stat.Mzxid == e.node.Stat.Mzxid && stat.Pzxid > e.node.Stat.Pzxid {
-		e.node.Stat = *stat // the same data; the children's fields are newer
+	if stat.Mzxid == e.stat.Mzxid && stat.Pzxid > e.stat.Pzxid {
+		e.stat = *stat // the same data; the children's fields are newer
 	}
-	next := make(map[string]struct{}, len(names))
+	next := names[:0] // the reply's slice, sorted and filtered in place
 	for _, name := range names {
-		child := framework.JoinPath(path, name)
-		if c.opts.filter != nil && !c.opts.filter(child) {
-			continue
+		if c.opts.filter == nil || c.opts.filter(framework.JoinPath(path, name)) {
+			next = append(next, name)
 		}
-		next[name] = struct{}{}
+	}
+	slices.Sort(next)
+	next = slices.Clip(next)
+	for _, name := range next {
 		// A new name, or one whose node the cache lacks: a read found it
 		// gone, and it is back (a missing node sets no watch, so only this
 		// listing can tell).
-		if _, had := e.children[name]; !had || c.nodes[child] == nil && !c.q.pending(key{child, dataRead}) {
+		child := framework.JoinPath(path, name)
+		if !e.listed(name) || c.nodes[child] == nil && !c.q.pending(key{child, dataRead}) {
 			c.q.add(key{child, dataRead}, gen)
 		}
 	}
-	for name := range e.children {
-		if _, ok := next[name]; ok {
+	for _, name := range e.children {
+		if _, ok := slices.BinarySearch(next, name); ok {
 			continue
 		}
 		child := framework.JoinPath(path, name)
@@ -272,6 +292,9 @@ func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat)
 			}
 			e.gone[name] = stat.Pzxid
 		}
+	}
+	if next == nil {
+		next = []string{} // listed, with no children
 	}
 	e.children = next
 }
@@ -292,14 +315,21 @@ func (c *Cache) generationDone(gen uint64) {
 		if current && c.stale {
 			c.stale = false
 			c.post(Event{Type: Resynced})
+			c.report.resync(false, c.lenLocked(), c.resyncChanges, cmp.Or(c.resyncStart, c.staleSince))
+			c.report.stale(c.staleSince)
+			c.resyncStart = time.Time{}
 		}
 	default:
 		// The first load: Initialized, stale or not (a flap during the
 		// load ends in Initialized, with no Resynced).
 		if current {
-			c.stale = false
+			if c.stale {
+				c.report.stale(c.staleSince)
+			}
+			c.stale, c.resyncStart = false, time.Time{}
 		}
 		c.post(Event{Type: Initialized}) // before the close: the fold keeps the load up to it
+		c.report.resync(true, c.lenLocked(), 0, c.loadStart)
 		close(c.initialized)
 	}
 }

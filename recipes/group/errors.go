@@ -12,10 +12,10 @@ var (
 	ErrInvalidArg = framework.ErrInvalidArg
 
 	// ErrAlreadyStarted is returned by a second Start.
-	ErrAlreadyStarted = errors.New("group: already started")
+	ErrAlreadyStarted = errors.New("already started")
 
 	// ErrNotStarted is returned by calls that need a started Member.
-	ErrNotStarted = errors.New("group: not started")
+	ErrNotStarted = errors.New("not started")
 
 	// ErrClosed is returned by a Member used after Close, and by Start
 	// after Close. errors.Is also matches it with framework.ErrClosed.
@@ -26,6 +26,6 @@ var (
 // identity too.
 type closedError struct{}
 
-func (closedError) Error() string { return "group: closed" }
+func (closedError) Error() string { return "closed" }
 
 func (closedError) Is(target error) bool { return target == framework.ErrClosed }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/goroutine"
 )
 
 // The names of a ReadWriteLock's nodes, as Curator writes them. Both share
@@ -90,7 +91,7 @@ func (rw *ReadWriteLock) Downgrade(ctx context.Context, w *Hold) (*Hold, error) 
 	// the calling goroutine's (ErrUpgrade if it asks for the write lock).
 	var taker uint64
 	if rw.write.takerOf(o) != 0 {
-		taker = goroutineID()
+		taker = goroutine.ID()
 	}
 	return rw.read.acquireFor(WithOwner(ctx, o), false, taker)
 }

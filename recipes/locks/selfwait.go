@@ -3,6 +3,8 @@ package locks
 import (
 	"context"
 	"fmt"
+
+	"github.com/gocurator/curator/internal/goroutine"
 )
 
 // madeUp is the Owner an Acquire without one acts for, and the goroutine
@@ -22,7 +24,7 @@ type madeUpKey struct{}
 func actingFor(ctx context.Context) (context.Context, uint64) {
 	o := OwnerFrom(ctx)
 	if o == nil {
-		m := madeUp{owner: NewOwner(), taker: goroutineID()}
+		m := madeUp{owner: NewOwner(), taker: goroutine.ID()}
 		return context.WithValue(WithOwner(ctx, m.owner), madeUpKey{}, m), m.taker
 	}
 	if m, ok := ctx.Value(madeUpKey{}).(madeUp); ok && m.owner == o {

@@ -1,26 +1,51 @@
 package queue
 
 import (
+	"bytes"
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/goroutine"
 )
 
 // run is the consumer's goroutine: it lists the queue with a watch,
 // delivers the items of the listing in the queue's order, and lists again
-// when the queue has changed, until ctx ends.
+// when the queue has changed, or an item another consumer held may have
+// come free, until ctx ends.
 func (q *core[T]) run(ctx context.Context) {
 	defer close(q.done)
+	q.mu.Lock()
+	q.runner = goroutine.ID() // for a Close from the Consumer
+	q.mu.Unlock()
+	st := &consuming{foreign: make(map[string]bool)}
+	if q.cfg.lockPath != "" {
+		freed := make(chan struct{}, 1)
+		remove, err := q.cfg.client.AddWatchListener(q.cfg.lockPath, func(ev framework.WatchEvent) {
+			if ev.Type == framework.EventNodeDeleted {
+				select {
+				case freed <- struct{}{}:
+				default:
+				}
+			}
+		})
+		if err != nil { // the lock path was validated: not expected
+			q.log.Error("queue: cannot watch the lock path; the consumer stops", "err", err)
+			return
+		}
+		defer remove()
+		st.freed, st.watching = freed, make(map[string]framework.Watch)
+	}
 	var failures int
 	var lastErr string
-	foreign := make(map[string]bool)
 	for ctx.Err() == nil {
-		err := q.pass(ctx, foreign)
+		err := q.pass(ctx, st)
 		if err == nil || ctx.Err() != nil {
 			failures, lastErr = 0, ""
 			continue
@@ -38,9 +63,21 @@ func (q *core[T]) run(ctx context.Context) {
 	}
 }
 
+// consuming is what the consumer's goroutine keeps from one pass to the
+// next.
+type consuming struct {
+	foreign map[string]bool // foreign nodes in the queue's path, logged once
+	// In a lock-safe queue: a signal that a node under the lock path was
+	// deleted (from the client's watch listener), and the lock nodes of
+	// items other consumers held, watched for their deletion.
+	freed    chan struct{}
+	watching map[string]framework.Watch
+}
+
 // pass lists the queue and delivers the items of the listing that are due,
-// then waits until the queue changes, the next item is due, or ctx ends.
-func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
+// then waits until the queue changes, the next item is due, an item
+// another consumer held may have come free, or ctx ends.
+func (q *core[T]) pass(ctx context.Context, st *consuming) error {
 	c := q.cfg.client
 	names, _, w, err := c.ChildrenW(ctx, q.cfg.path)
 	if errors.Is(err, framework.ErrNoNode) {
@@ -60,15 +97,16 @@ func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
 	for _, n := range names {
 		if strings.HasPrefix(n, itemPrefix) {
 			items = append(items, n)
-		} else if !foreign[n] && len(foreign) < 1000 {
-			foreign[n] = true
+		} else if !st.foreign[n] && len(st.foreign) < 1000 {
+			st.foreign[n] = true
 			q.log.Warn("queue: foreign node in the queue's path", "node", n)
 		}
 	}
 	q.cfg.kind.sort(items)
 	var next time.Duration = -1 // until the first item not yet due
 	walk := newWalk(len(items), q.cfg.kind.spread)
-	misses := 0 // in a row
+	misses := 0       // in a row
+	var held []string // items another consumer had locked
 	for done := 0; done < len(items); done++ {
 		if ctx.Err() != nil {
 			return nil
@@ -87,14 +125,20 @@ func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
 			walk.step(false)
 			continue
 		}
-		taken, err := q.take(ctx, name)
+		got, err := q.take(ctx, name)
 		if err != nil {
 			return err
 		}
-		if misses++; taken {
+		if got == locked {
+			held = append(held, name)
+		}
+		if misses++; got == taken {
 			misses = 0
 		}
-		walk.step(!taken)
+		walk.step(got != taken)
+	}
+	if freed, err := q.watchHeld(ctx, st, held); freed || err != nil {
+		return err // one came free already: list again
 	}
 	var due <-chan time.Time
 	if next >= 0 {
@@ -105,9 +149,38 @@ func (q *core[T]) pass(ctx context.Context, foreign map[string]bool) error {
 	select {
 	case <-w.Done():
 	case <-due:
+	case <-st.freed:
 	case <-ctx.Done():
 	}
 	return nil
+}
+
+// watchHeld watches the lock nodes of the items that other consumers held
+// in this pass: a consumer that fails, closes or dies mid-item deletes its
+// lock node (or its session does) and leaves the item in the queue, which
+// no change to the queue's children announces. A deletion under the lock
+// path wakes the pass (st.freed). It reports true if a lock node is gone
+// already. A node still watched from an earlier pass is not watched again.
+func (q *core[T]) watchHeld(ctx context.Context, st *consuming, held []string) (bool, error) {
+	for name, w := range st.watching {
+		if fired(w) || !slices.Contains(held, name) {
+			delete(st.watching, name)
+		}
+	}
+	for _, name := range held {
+		if _, ok := st.watching[name]; ok {
+			continue
+		}
+		ok, _, w, err := q.cfg.client.ExistsW(ctx, framework.JoinPath(q.cfg.lockPath, name))
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return true, nil
+		}
+		st.watching[name] = w
+	}
+	return false, nil
 }
 
 // walk is the order a pass tries the items of its listing in: each once,
@@ -156,10 +229,18 @@ func fired(w framework.Watch) bool {
 	}
 }
 
-// take takes one item node: with the lock if the queue is lock-safe. It
-// reports false for an item another consumer had or took first. The error
-// is one that ends the pass (the connection's, say).
-func (q *core[T]) take(ctx context.Context, name string) (bool, error) {
+// outcome is what a take made of an item.
+type outcome int
+
+const (
+	missed outcome = iota // gone: another consumer took it, or it is not to be delivered
+	taken                 // delivered, or removed as corrupt
+	locked                // another consumer holds its lock (lock-safe): it may come free
+)
+
+// take takes one item node: with the lock if the queue is lock-safe. The
+// error is one that ends the pass (the connection's, say).
+func (q *core[T]) take(ctx context.Context, name string) (outcome, error) {
 	if q.cfg.lockPath != "" {
 		return q.takeLocked(ctx, name)
 	}
@@ -170,37 +251,55 @@ func (q *core[T]) take(ctx context.Context, name string) (bool, error) {
 // version read (only one consumer succeeds), and then deliver it. An item
 // whose removal cannot be told (its reply was lost, and another consumer
 // may have removed it) is not delivered, and logged: at most once.
-func (q *core[T]) takePlain(ctx context.Context, name string) (bool, error) {
+func (q *core[T]) takePlain(ctx context.Context, name string) (outcome, error) {
 	c, item := q.cfg.client, framework.JoinPath(q.cfg.path, name)
 	data, stat, err := c.Get(ctx, item)
 	if errors.Is(err, framework.ErrNoNode) {
-		return false, nil
+		return missed, nil
 	}
 	if err != nil {
-		return false, err
+		return missed, err
 	}
-	sctx, cancel := q.settleContext(ctx)
-	// A transaction, so that a removal whose reply was lost reports an
-	// unknown outcome rather than another consumer's NoNode.
-	_, err = c.Txn(sctx, framework.DeleteOp(item, stat.Version))
-	cancel()
-	var te *framework.TxnError
-	switch {
-	case errors.As(err, &te):
-		return false, nil // another consumer removed it
-	case errors.Is(err, framework.ErrOutcomeUnknown):
-		q.log.Error("queue: an item's removal may or may not have been applied; it is not delivered, and may be lost", "node", name, "err", err)
-		return false, nil
-	case err != nil:
-		return false, err
+	if got, err := q.claim(ctx, name, stat.Version); got != taken || err != nil {
+		return got, err
 	}
 	values, err := q.decode(data)
 	if err != nil {
 		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
-		return true, nil
+		return taken, nil
 	}
 	q.deliver(ctx, name, values, false)
-	return true, nil
+	return taken, nil
+}
+
+// claim removes the item node name, read at version, for a plain take to
+// deliver it: taken if it did, missed if another consumer removed it first
+// or the removal's outcome is unknown. If ctx has ended (the queue is
+// closing, and would hand the item to a Consumer whose context has ended)
+// it removes nothing, and the item stays for the next consumer. Once sent,
+// the removal is not abandoned with ctx: its answer says whether the item
+// is this consumer's to deliver.
+func (q *core[T]) claim(ctx context.Context, name string, version int32) (outcome, error) {
+	if ctx.Err() != nil {
+		return missed, nil
+	}
+	item := framework.JoinPath(q.cfg.path, name)
+	sctx, cancel := q.settleContext(ctx)
+	defer cancel()
+	// A transaction, so that a removal whose reply was lost reports an
+	// unknown outcome rather than another consumer's NoNode.
+	_, err := q.cfg.client.Txn(sctx, framework.DeleteOp(item, version))
+	var te *framework.TxnError
+	switch {
+	case errors.As(err, &te):
+		return missed, nil // another consumer removed it
+	case errors.Is(err, framework.ErrOutcomeUnknown):
+		q.log.Error("queue: an item's removal may or may not have been applied; it is not delivered, and may be lost", "node", name, "err", err)
+		return missed, nil
+	case err != nil:
+		return missed, err
+	}
+	return taken, nil
 }
 
 // takeLocked is Curator's processWithLockSafety: create the item's lock
@@ -210,27 +309,27 @@ func (q *core[T]) takePlain(ctx context.Context, name string) (bool, error) {
 // node. Two transactions save Curator's separate requests: the lock is
 // created only if the item is still there, and the item and its lock are
 // deleted together.
-func (q *core[T]) takeLocked(ctx context.Context, name string) (bool, error) {
+func (q *core[T]) takeLocked(ctx context.Context, name string) (outcome, error) {
 	c := q.cfg.client
 	lock, item := framework.JoinPath(q.cfg.lockPath, name), framework.JoinPath(q.cfg.path, name)
 	_, changed := c.StateChanged()
-	session := c.SessionID()
-	if ok, err := q.lock(ctx, item, lock, session); !ok || err != nil {
-		return false, err
+	session, got, err := q.lock(ctx, item, lock, lockToken(), c.SessionID())
+	if got != taken || err != nil {
+		return got, err
 	}
 	data, _, err := c.Get(ctx, item)
 	if err != nil || ctx.Err() != nil {
 		q.unlock(ctx, lock, session)
 		if errors.Is(err, framework.ErrNoNode) {
-			return false, nil // removed under our lock: Remove, or a plain consumer
+			return missed, nil // removed under our lock: Remove, or a plain consumer
 		}
-		return false, err
+		return missed, err
 	}
 	values, err := q.decode(data)
 	if err != nil {
 		q.log.Error("queue: corrupt item node removed", "node", name, "err", err)
 		q.settle(ctx, item, lock, session)
-		return true, nil
+		return taken, nil
 	}
 	cctx, stop := watchLoss(ctx, c, changed, session)
 	failed := q.deliver(cctx, name, values, q.cfg.errorMode == Requeue)
@@ -247,41 +346,85 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (bool, error) {
 	default:
 		q.settle(ctx, item, lock, session)
 	}
-	return true, nil
+	return taken, nil
 }
 
-// lock creates an item's lock node, if the item is still there. It reports
-// false if the item is gone or another consumer has it.
-func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (bool, error) {
+// lock creates an item's lock node holding token, if the item is still
+// there: taken if it did, missed if the item is gone, locked if another
+// consumer has it. session is the client's session before the create;
+// owner, once taken, is the session that owns the lock node: a create sent
+// while the client reconnected after session was lost is made under the
+// next session.
+func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, session int64) (owner int64, got outcome, err error) {
 	c := q.cfg.client
 	// Not ctx: a create in flight when ctx ended could leave the node.
 	sctx, cancel := q.settleContext(ctx)
 	defer cancel()
-	_, err := c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
+	_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, token, framework.Ephemeral))
 	var te *framework.TxnError
 	if errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNoNode) {
 		// The lock path is gone (deleted by hand?): make it again, as
 		// Start did, and try once more.
 		q.log.Warn("queue: the lock path does not exist; creating it", "lock path", q.cfg.lockPath)
 		if _, err := c.Create(sctx, q.cfg.lockPath, nil, framework.WithContainerParents()); err != nil && !errors.Is(err, framework.ErrNodeExists) {
-			return false, err
+			return 0, missed, err
 		}
-		_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, nil, framework.Ephemeral))
+		_, err = c.Txn(sctx, framework.CheckOp(item, -1), framework.CreateOp(lock, token, framework.Ephemeral))
 	}
 	switch {
+	case err == nil && c.SessionID() == session:
+		return session, taken, nil
 	case err == nil:
-		return true, nil
+		// The session changed around the create: ask the node whose it
+		// is, or settle and unlock would leave it behind as a lost
+		// session's (which went with it) while the next one keeps it.
+	case errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNodeExists):
+		return 0, locked, nil
 	case errors.As(err, &te):
-		return false, nil // the item is gone, or the lock is another's
+		return 0, missed, nil // the item is gone
 	case !errors.Is(err, framework.ErrOutcomeUnknown):
-		return false, err
+		return 0, missed, err
 	}
-	// A lost reply: the lock node is ours if our session made it.
-	_, stat, err := c.Exists(sctx, lock)
-	if err != nil || stat == nil || stat.EphemeralOwner != session || c.SessionID() != session {
-		return false, err
+	// A lost reply, or a new session: the lock node is ours if it holds our
+	// token and the client's current session owns it (a lost one's went
+	// with it); another's, or gone (for the pass to see), if not.
+	switch owner, err := q.ownsLock(sctx, lock, token); {
+	case err != nil:
+		return 0, missed, err
+	case owner != 0:
+		return owner, taken, nil
 	}
-	return true, nil
+	return 0, locked, nil
+}
+
+// lockToken returns the data of a new lock node: random, new at each take,
+// so that a consumer tells the lock node it made from one that another
+// consumer made. The session that owns the node cannot tell them apart:
+// every queue on one client, and an IDQueue's Remove beside its own
+// consumer, share it. (A set of the lock names held, per client, would
+// need state shared between a client's queues; the token needs nothing.)
+// Curator never reads a lock node's data (DistributedQueue's
+// processWithLockSafety and DistributedIdQueue's remove, 5.4): Java
+// consumers are not affected.
+func lockToken() []byte { return []byte(crand.Text()) }
+
+// ownsLock returns the session that owns the lock node if the node holds
+// token as its data and is owned by the client's current session: a node
+// this take made (after a lost reply, or under the session that followed a
+// lost one), and not another consumer's. It returns 0 otherwise.
+func (q *core[T]) ownsLock(ctx context.Context, lock string, token []byte) (int64, error) {
+	c := q.cfg.client
+	data, stat, err := c.Get(ctx, lock)
+	switch {
+	case errors.Is(err, framework.ErrNoNode):
+		return 0, nil
+	case err != nil:
+		return 0, err
+	}
+	if !bytes.Equal(data, token) || stat.EphemeralOwner != c.SessionID() {
+		return 0, nil
+	}
+	return stat.EphemeralOwner, nil
 }
 
 // settle removes a taken item and its lock node in one transaction, with

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/goroutine"
 )
 
 // Consumer takes one item off a queue (Curator's QueueConsumer). It runs on
@@ -18,7 +19,7 @@ import (
 // error state of the client's ErrorPolicy, so another consumer may take the
 // item too. In a lock-safe queue, returning nil removes the item, and an
 // error applies the queue's ErrorMode; without a lock the item is already
-// removed, and an error is only logged.
+// removed, and an error is only logged. It may call its queue's Close.
 type Consumer[T any] func(ctx context.Context, item T) error
 
 // ErrLockLost is the Cause of a Consumer's context when the item's lock may
@@ -43,6 +44,7 @@ type core[T any] struct {
 	ctx    context.Context // the queue's lifetime, from Start; nil before
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the consumer's goroutine returns; nil without one
+	runner uint64        // the consumer's goroutine (goroutine.ID); 0 until it runs
 }
 
 func newCore[T any](k kind, client *framework.Client, path string, ser Serializer[T], consumer Consumer[T], opts []Option) (*core[T], error) {
@@ -96,21 +98,18 @@ func (q *core[T]) start(ctx context.Context) error {
 
 // close stops the consumer, waiting for an item under way to be finished
 // (its Consumer must return once its context ends), and deletes the lock
-// node it holds.
+// node it holds. Every call waits so, except one from the Consumer itself,
+// which would wait on its own return: it stops the consumer and returns,
+// and the consumer's goroutine finishes once the Consumer has returned.
 func (q *core[T]) close() error {
 	q.mu.Lock()
-	if q.state == closed && q.cancel == nil {
-		q.mu.Unlock()
-		return nil
-	}
 	q.state = closed
-	cancel, done := q.cancel, q.done
-	q.cancel = nil
+	cancel, done, runner := q.cancel, q.done, q.runner
 	q.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
-	if done != nil {
+	if done != nil && (runner == 0 || goroutine.ID() != runner) {
 		<-done
 	}
 	return nil

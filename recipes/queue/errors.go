@@ -11,8 +11,9 @@ var (
 	// ErrEmpty is returned by Simple's Peek and Poll when the queue has no
 	// item: Curator's null and NoSuchElementException.
 	ErrEmpty = errors.New("queue is empty")
-	// ErrNotStarted is returned by a queue's calls before Start.
-	ErrNotStarted = errors.New("queue not started")
+	// ErrNotStarted is returned by a queue's calls before Start. It wraps
+	// framework.ErrNotStarted.
+	ErrNotStarted error = notStartedError{}
 	// ErrClosed is returned by a queue's calls after Close (or after the
 	// context given to Start ended), and by Start after Close. It wraps
 	// framework.ErrClosed.
@@ -31,3 +32,10 @@ type closedError struct{}
 
 func (closedError) Error() string        { return "queue is closed" }
 func (closedError) Is(target error) bool { return target == framework.ErrClosed }
+
+// notStartedError is ErrNotStarted: "queue not started", which errors.Is
+// also matches against framework.ErrNotStarted.
+type notStartedError struct{}
+
+func (notStartedError) Error() string        { return "queue not started" }
+func (notStartedError) Is(target error) bool { return target == framework.ErrNotStarted }

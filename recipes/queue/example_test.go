@@ -160,6 +160,18 @@ func ExampleDelayQueue() {
 	defer client.Close()
 	ctx := context.Background()
 
+	producer, err := queue.NewDelay[string](client, "/reminders", queue.String{}, nil)
+	if err != nil {
+		panic(err)
+	}
+	if err := producer.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer producer.Close()
+	now := time.Now()
+	producer.Put(ctx, "stand up", now.Add(200*time.Millisecond))
+	producer.Put(ctx, "drink water", now.Add(100*time.Millisecond))
+
 	done := make(chan struct{})
 	reminders, err := queue.NewDelay(client, "/reminders", queue.String{}, func(ctx context.Context, r string) error {
 		fmt.Println(r)
@@ -175,9 +187,6 @@ func ExampleDelayQueue() {
 		panic(err)
 	}
 	defer reminders.Close()
-	now := time.Now()
-	reminders.Put(ctx, "stand up", now.Add(200*time.Millisecond))
-	reminders.Put(ctx, "drink water", now.Add(100*time.Millisecond))
 	<-done
 	// Output:
 	// drink water

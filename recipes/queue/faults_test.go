@@ -86,6 +86,88 @@ func TestLostLockCreateReply(t *testing.T) {
 	}
 }
 
+// Two lock-safe queues on one client (one session): while the first's
+// consumer holds an item, the reply to the second's lock create for that
+// item is lost, and the retry finds a lock node its session owns. It is the
+// first queue's, not the second's: the second goes on to the next item and
+// never delivers the held one.
+func TestLostLockCreateReplyOnASharedSession(t *testing.T) {
+	recipestest.LeakCheck(t)
+	// The Session policy: the first consumer's lock outlives the dropped
+	// connection, and its context with it.
+	proxy, cut, c, prod := behindProxy(t, framework.WithErrorPolicy(listener.SessionErrorPolicy{}))
+	ctx := ctxT(t)
+	p := startQueue(t, prod, "/q", nil)
+	inside, release := make(chan struct{}), make(chan struct{})
+	startQueue(t, c, "/q", func(_ context.Context, item string) error {
+		close(inside)
+		<-release
+		return nil
+	}, queue.WithLockPath("/locks"))
+	defer close(release)
+	if err := p.Put(ctx, "held"); err != nil {
+		t.Fatal(err)
+	}
+	<-inside
+	if err := p.Put(ctx, "next"); err != nil {
+		t.Fatal(err)
+	}
+	proxy.DropAfter(zkharness.OpMulti) // the second queue's lock create for the held item
+	r := newRecord[string]()
+	startQueue(t, c, "/q", recorder(r), queue.WithLockPath("/locks"))
+	waitCut(t, cut)
+	if got := r.wait(t, 1); got[0] != "next" {
+		t.Fatalf("the second queue consumed %v while the first held the item; want next alone", got)
+	}
+}
+
+// A lock-safe consumer that finds an item locked by another consumer takes
+// it once that consumer lets go of it without removing it (here it closes
+// mid-item; it could fail or die), with no other change to the queue: the
+// lock node's deletion, not a new item, wakes it. Whether the lock went
+// before the consumer could watch it or while it watched.
+func TestReleasedItemIsTakenByAnotherConsumer(t *testing.T) {
+	recipestest.LeakCheck(t)
+	for _, when := range []string{"before the watch", "while watched"} {
+		t.Run(when, func(t *testing.T) {
+			proxy, _, cb, ca := behindProxy(t)
+			ctx := ctxT(t)
+			inside := make(chan struct{})
+			a := startQueue(t, ca, "/q", func(ctx context.Context, item string) error {
+				close(inside)
+				<-ctx.Done()
+				return ctx.Err()
+			}, queue.WithLockPath("/locks"))
+			if err := a.Put(ctx, "x"); err != nil {
+				t.Fatal(err)
+			}
+			<-inside // a holds x
+			// b's request that finds x locked, or that watches x's lock
+			// node, is answered only once a has let go of x.
+			held := proxy.HoldReply(zkharness.OpMulti)
+			if when == "while watched" {
+				held = proxy.HoldReply(zkharness.OpExists)
+			}
+			r := newRecord[string]()
+			startQueue(t, cb, "/q", recorder(r), queue.WithLockPath("/locks"))
+			select {
+			case <-held.Arrived():
+			case <-ctx.Done():
+				t.Fatalf("the second consumer never sent the request the proxy holds (%s)", when)
+			}
+			a.Close() // x stays in the queue, its lock node goes
+			if kids, locks := children(t, ca, "/q"), children(t, ca, "/locks"); len(kids) != 1 || len(locks) != 0 {
+				t.Fatalf("after the first consumer closed: queue %v, locks %v; want x alone, unlocked", kids, locks)
+			}
+			held.Deliver()
+			if got := r.wait(t, 1); got[0] != "x" {
+				t.Fatalf("the second consumer consumed %v", got)
+			}
+			waitEmpty(t, ca, "/q", "/locks")
+		})
+	}
+}
+
 // The reply to the item's removal after its Consumer returned is lost:
 // the removal sent again finds the item gone, which is no error; the item
 // is consumed once, and nothing is left.

@@ -39,7 +39,8 @@ func (q *IDQueue[T]) Put(ctx context.Context, item T, id string) error {
 
 // Remove removes every item with this id that no consumer has taken, and
 // returns how many it removed. In a lock-safe queue it takes each item's
-// lock first, so an item being consumed is left to its consumer.
+// lock first, so an item being consumed is left to its consumer, this
+// queue's own included.
 func (q *IDQueue[T]) Remove(ctx context.Context, id string) (int, error) {
 	if err := q.validID(id); err != nil {
 		return 0, err
@@ -96,18 +97,23 @@ func (q *core[T]) tryRemove(ctx context.Context, name string) (bool, error) {
 		}
 		return err == nil, err
 	}
-	lock := framework.JoinPath(q.cfg.lockPath, name)
+	lock, token := framework.JoinPath(q.cfg.lockPath, name), lockToken()
 	session := c.SessionID()
-	if _, err := c.Create(ctx, lock, nil, framework.WithMode(framework.Ephemeral)); errors.Is(err, framework.ErrNodeExists) {
-		_, stat, err := c.Exists(ctx, lock)
-		if err != nil || stat == nil || stat.EphemeralOwner != session || c.SessionID() != session {
+	_, err := c.Create(ctx, lock, token, framework.WithMode(framework.Ephemeral))
+	switch {
+	case errors.Is(err, framework.ErrNodeExists) || err == nil && c.SessionID() != session:
+		// Ours only if a retry after a lost reply found the node this
+		// create made (a consumer on the same session has the item
+		// otherwise), or, the session having changed around the create,
+		// if the current session owns it.
+		if session, err = q.ownsLock(ctx, lock, token); session == 0 || err != nil {
 			return false, err
 		}
-	} else if err != nil {
+	case err != nil:
 		return false, err
 	}
 	defer q.unlock(ctx, lock, session)
-	err := c.Delete(ctx, item)
+	err = c.Delete(ctx, item)
 	if gone(err) {
 		return false, nil
 	}

@@ -547,6 +547,9 @@ func TestInteropWithCurator(t *testing.T) {
 				}
 			}
 		}
+		// Each consumer starts once every item is in: on a loaded machine
+		// the puts may outlast the first delays, and an item put after
+		// another was consumed would come out of due order.
 		n := len(java.items.got())
 		prod, _ := queue.NewDelay(c1, "/delay", queue.String{}, nil)
 		if err := prod.Start(ctx); err != nil {
@@ -566,9 +569,6 @@ func TestInteropWithCurator(t *testing.T) {
 			t.Fatal(err)
 		}
 		due["gm0"], due["gm1"] = base+300, base+300
-		// The consumer starts once every item is in: on a loaded machine
-		// the puts may outlast the first delays, and an item put after
-		// another was consumed would come out of due order.
 		java.do(t, "consume 7 delay /delay /delay-locks -")
 		java.items.wait(t, n+len(due))
 		java.do(t, "stop 7")

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,6 +186,52 @@ func TestIDQueue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Remove in a lock-safe IDQueue leaves an item its consumer holds, though
+// the consumer is on the same client (the same session) as the Remove: the
+// lock node is the consumer's, not Remove's. The consumer, failing, then
+// has the item requeued, and consumes it the second time.
+func TestIDQueueRemoveLeavesItsOwnConsumersItem(t *testing.T) {
+	recipestest.LeakCheck(t)
+	cs := clients(t, 1)
+	ctx := ctxT(t)
+	inside, release := make(chan struct{}), make(chan struct{})
+	r := newRecord[string]()
+	var calls atomic.Int32
+	q, err := queue.NewID(cs[0], "/q", queue.String{}, func(_ context.Context, item string) error {
+		r.add(item)
+		if calls.Add(1) == 1 {
+			close(inside)
+			<-release
+			return errors.New("fail: requeue me")
+		}
+		return nil
+	}, queue.WithLockPath("/locks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	letGo := sync.OnceFunc(func() { close(release) })
+	defer letGo()
+	if err := q.Put(ctx, "x", "id1"); err != nil {
+		t.Fatal(err)
+	}
+	<-inside
+	if n, err := q.Remove(ctx, "id1"); n != 0 || err != nil {
+		t.Fatalf("Remove while the queue's own consumer holds the item = %d, %v; want 0", n, err)
+	}
+	if kids, locks := children(t, cs[0], "/q"), children(t, cs[0], "/locks"); len(kids) != 1 || len(locks) != 1 {
+		t.Fatalf("after Remove, the consumer still running: queue %v, locks %v; want the item and its lock", kids, locks)
+	}
+	letGo()
+	if got := r.wait(t, 2); !slices.Equal(got, []string{"x", "x"}) {
+		t.Fatalf("consumed %v, want x failed and then x again", got)
+	}
+	waitEmpty(t, cs[0], "/q", "/locks")
 }
 
 // PriorityQueue: items put before the consumer starts come out by
@@ -385,15 +432,15 @@ func TestBadInputSendsNothing(t *testing.T) {
 	bad["due at the epoch"] = dq.Put(ctx, "x", time.UnixMilli(0))
 	bad["due before the epoch"] = dq.Put(ctx, "x", time.Time{})
 	for name, err := range bad {
-		if !errors.Is(err, queue.ErrInvalidArg) {
-			t.Errorf("%s: %v, want ErrInvalidArg", name, err)
+		if !errors.Is(err, queue.ErrInvalidArg) || !errors.Is(err, framework.ErrInvalidArg) {
+			t.Errorf("%s: %v, want ErrInvalidArg (framework.ErrInvalidArg)", name, err)
 		}
 	}
-	if err := q.Put(ctx, "x"); !errors.Is(err, queue.ErrNotStarted) {
-		t.Errorf("Put before Start: %v, want ErrNotStarted", err)
+	if err := q.Put(ctx, "x"); !errors.Is(err, queue.ErrNotStarted) || !errors.Is(err, framework.ErrNotStarted) {
+		t.Errorf("Put before Start: %v, want ErrNotStarted and framework.ErrNotStarted", err)
 	}
-	if _, err := idq.Remove(ctx, "x"); !errors.Is(err, queue.ErrNotStarted) {
-		t.Errorf("Remove before Start: %v, want ErrNotStarted", err)
+	if _, err := idq.Remove(ctx, "x"); !errors.Is(err, queue.ErrNotStarted) || !errors.Is(err, framework.ErrNotStarted) {
+		t.Errorf("Remove before Start: %v, want ErrNotStarted and framework.ErrNotStarted", err)
 	}
 	if n := counter.Requests() - before; n != 0 {
 		t.Errorf("bad input sent %d requests", n)
@@ -408,8 +455,14 @@ func TestBadInputSendsNothing(t *testing.T) {
 	if err := q.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if err := q.Put(ctx, "x"); !errors.Is(err, queue.ErrClosed) {
-		t.Errorf("Put after Close: %v, want ErrClosed", err)
+	if err := q.Put(ctx, "x"); !errors.Is(err, queue.ErrClosed) || !errors.Is(err, framework.ErrClosed) {
+		t.Errorf("Put after Close: %v, want ErrClosed and framework.ErrClosed", err)
+	}
+	if err := q.Start(ctx); !errors.Is(err, queue.ErrClosed) || !errors.Is(err, framework.ErrClosed) {
+		t.Errorf("Start after Close: %v, want ErrClosed and framework.ErrClosed", err)
+	}
+	if errors.Is(queue.ErrNotStarted, framework.ErrClosed) || errors.Is(queue.ErrClosed, framework.ErrNotStarted) {
+		t.Error("ErrNotStarted and ErrClosed each match the other's framework error")
 	}
 	if err := idq.Close(); err != nil {
 		t.Errorf("Close before Start: %v", err)

@@ -39,7 +39,12 @@ func (q *Queue[T]) Start(ctx context.Context) error { return q.c.start(ctx) }
 
 // Close stops the consumer and returns once it has stopped: an item being
 // consumed is finished first (its Consumer's context ends), and its lock
-// node deleted. Items stay in the queue. Close is idempotent.
+// node deleted. Items stay in the queue. Close is idempotent, and every
+// call waits so, except one from the Consumer: a Consumer may call Close
+// (to stop at a "poison pill" item, say), which then ends the Consumer's
+// context and returns without waiting for the Consumer, which is itself;
+// the item is settled as for any Consumer whose context ended, once the
+// Consumer returns.
 func (q *Queue[T]) Close() error { return q.c.close() }
 
 // Put adds an item at the end of the queue (in the foreground: Curator's

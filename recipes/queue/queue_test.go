@@ -221,6 +221,140 @@ func TestQueueCloseLeavesTheItemBeingConsumed(t *testing.T) {
 	}
 }
 
+// A plain (not lock-safe) consumer that has read an item as its queue
+// closes does not remove it: the queue would hand it to a Consumer whose
+// context has ended, and the item, removed, would be lost. The removal
+// step a plain take makes after its read, given an ended context, leaves
+// the item, which the next consumer gets; given a live one, it removes it.
+func TestQueuePlainTakeAtCloseLeavesTheItem(t *testing.T) {
+	recipestest.LeakCheck(t)
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	q := startQueue(t, c, "/q", nil)
+	for _, item := range []string{"x", "y"} {
+		if err := q.Put(ctx, item); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := children(t, c, "/q")
+	version := func(name string) int32 {
+		_, stat, err := c.Get(ctx, "/q/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stat.Version
+	}
+	closing, cancel := context.WithCancel(ctx)
+	cancel()
+	if ok, err := queue.Claim(closing, q, names[0], version(names[0])); ok || err != nil {
+		t.Fatalf("a plain take's removal with its queue's context ended: %v, %v; want nothing removed", ok, err)
+	}
+	if ok, err := queue.Claim(ctx, q, names[1], version(names[1])); !ok || err != nil {
+		t.Fatalf("a plain take's removal with its queue's context live: %v, %v; want the item removed", ok, err)
+	}
+	if kids := children(t, c, "/q"); !slices.Equal(kids, names[:1]) {
+		t.Fatalf("queue after the removals: %v, want %v", kids, names[:1])
+	}
+	r := newRecord[string]()
+	startQueue(t, c, "/q", recorder(r))
+	if got := r.wait(t, 1); got[0] != "x" {
+		t.Fatalf("the next consumer got %v, want x", got)
+	}
+}
+
+// A Consumer that closes its own queue at a "poison pill": Close returns
+// (it does not wait for the Consumer calling it), the pill is removed as
+// any item whose Consumer returned nil, nothing after it is delivered, and
+// a Close from outside then returns once the queue's goroutine is done.
+func TestQueueCloseFromTheConsumer(t *testing.T) {
+	recipestest.LeakCheck(t)
+	cs := clients(t, 2)
+	ctx := ctxT(t)
+	prod := startQueue(t, cs[0], "/q", nil)
+	for _, it := range []string{"a", "stop", "b"} {
+		if err := prod.Put(ctx, it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := newRecord[string]()
+	closed := make(chan error, 1)
+	var q *queue.Queue[string]
+	q, err := queue.New(cs[1], "/q", queue.String{}, func(_ context.Context, item string) error {
+		r.add(item)
+		if item == "stop" {
+			closed <- q.Close()
+		}
+		return nil
+	}, queue.WithLockPath("/locks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No Close in a cleanup: had the Consumer's Close deadlocked, it would
+	// hang the test instead of failing it.
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close from the Consumer: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Close called from the Consumer never returned")
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.got(); !slices.Equal(got, []string{"a", "stop"}) {
+		t.Fatalf("consumed %v, want a and stop", got)
+	}
+	if kids, locks := children(t, cs[0], "/q"), children(t, cs[0], "/locks"); len(kids) != 1 || len(locks) != 0 {
+		t.Fatalf("after the close: queue %v, locks %v; want b alone in the queue", kids, locks)
+	}
+	if err := q.Put(ctx, "c"); !errors.Is(err, queue.ErrClosed) {
+		t.Fatalf("Put after a Close from the Consumer: %v, want ErrClosed", err)
+	}
+}
+
+// Every Close waits for the consumer to stop, not only the first: a second
+// Close, made while the first waits for a Consumer that is slow to return,
+// returns after the Consumer did.
+func TestQueueEveryCloseWaits(t *testing.T) {
+	recipestest.LeakCheck(t)
+	cs := clients(t, 1)
+	ctx := ctxT(t)
+	for round := range 5 {
+		inside, stopping, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		var returned atomic.Bool
+		path := fmt.Sprint("/q", round)
+		q := startQueue(t, cs[0], path, func(ctx context.Context, _ string) error {
+			close(inside)
+			<-ctx.Done()
+			close(stopping)
+			<-release // slow to return
+			returned.Store(true)
+			return ctx.Err()
+		}, queue.WithLockPath(path+"-locks"))
+		if err := q.Put(ctx, "x"); err != nil {
+			t.Fatal(err)
+		}
+		<-inside
+		first := make(chan error, 1)
+		go func() { first <- q.Close() }()
+		<-stopping // the first Close has begun
+		go func() { close(release) }()
+		if err := q.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !returned.Load() {
+			t.Fatalf("round %d: a second Close returned while the Consumer was still running", round)
+		}
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // The context given to Start is the queue's lifetime: when it ends the
 // consumer stops, and Put says the queue is closed.
 func TestQueueStartContextEnds(t *testing.T) {

@@ -242,7 +242,7 @@ func TestSharderLifecycle(t *testing.T) {
 		t.Fatalf("Start after Close: %v, want ErrClosed", err)
 	}
 	s, _ := queue.NewSharder(c, "/q", "/leader", queue.SharderPolicies{}, alloc)
-	if _, err := s.Queue(); !errors.Is(err, queue.ErrNotStarted) {
+	if _, err := s.Queue(); !errors.Is(err, queue.ErrNotStarted) || !errors.Is(err, framework.ErrNotStarted) {
 		t.Fatalf("Queue before Start: %v, want ErrNotStarted", err)
 	}
 	life, end := context.WithCancel(ctxT(t))

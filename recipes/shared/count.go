@@ -17,8 +17,8 @@ type Count struct {
 
 // NewCount returns a Count for the node at path, created with seed if it
 // does not exist when the Count starts.
-func NewCount(client *framework.Client, path string, seed int32) (*Count, error) {
-	v, err := NewValue(client, path, encodeCount(seed))
+func NewCount(client *framework.Client, path string, seed int32, opts ...Option) (*Count, error) {
+	v, err := newValue(client, path, encodeCount(seed), "count", opts)
 	if err != nil {
 		return nil, err
 	}

@@ -11,21 +11,22 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/internal/delivery"
 	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/retry"
 )
 
 var (
 	// ErrNotStarted is returned by a Value's (or Count's) calls before
 	// Start: Curator's "not started".
-	ErrNotStarted = errors.New("shared: not started")
+	ErrNotStarted = errors.New("not started")
 
 	// ErrAlreadyStarted is returned by a second Start.
-	ErrAlreadyStarted = errors.New("shared: already started")
+	ErrAlreadyStarted = errors.New("already started")
 
 	// ErrClosed is returned by a Value's calls after Close (or after the
 	// context given to Start ended, or a Start that failed), and by Start
 	// after Close. errors.Is also matches it with framework.ErrClosed, the
 	// library's one sign of "closed".
-	ErrClosed error = closedError("shared: closed")
+	ErrClosed error = closedError("closed")
 )
 
 // closedError is ErrClosed's type: its own text, and errors.Is matches
@@ -51,6 +52,7 @@ type Value struct {
 	seed   []byte
 
 	listeners *delivery.Container[[]byte]
+	report    report
 
 	mu        sync.Mutex
 	cur       Versioned[[]byte]
@@ -74,15 +76,25 @@ const (
 
 // NewValue returns a Value for the node at path, created with seed if it
 // does not exist when the Value starts.
-func NewValue(client *framework.Client, path string, seed []byte) (*Value, error) {
+func NewValue(client *framework.Client, path string, seed []byte, opts ...Option) (*Value, error) {
+	return newValue(client, path, seed, "value", opts)
+}
+
+// newValue is NewValue for the recipe named recipe in the hooks' events.
+func newValue(client *framework.Client, path string, seed []byte, recipe string, opts []Option) (*Value, error) {
 	if client == nil {
 		return nil, fmt.Errorf("%w: nil client", framework.ErrInvalidArg)
 	}
 	if err := framework.ValidatePath(path, false); err != nil || path == "/" {
 		return nil, fmt.Errorf("%w: shared value path %q: %w", framework.ErrInvalidArg, path, err)
 	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	return &Value{client: client, path: path, seed: bytes.Clone(seed),
-		listeners: delivery.NewContainer[[]byte](delivery.DefaultLimit, nil), closed: make(chan struct{})}, nil
+		listeners: delivery.NewContainer[[]byte](delivery.DefaultLimit, nil), closed: make(chan struct{}),
+		report: report{hooks: client.Hooks(), recipe: recipe, label: o.label, path: path}}, nil
 }
 
 // Start creates the node with the seed if it is missing (with container
@@ -161,23 +173,92 @@ func (v *Value) Set(ctx context.Context, value []byte) error {
 // TrySet sets the value only if prev is still the value: it returns false,
 // and reads the value again, if another participant set it since prev was
 // read (or if prev is not the value this Value last saw), as Curator's
-// trySetValue.
+// trySetValue. If the write's reply is lost (the connection dropped) and
+// the node cannot tell whether it was applied, TrySet returns an error
+// wrapping framework.ErrOutcomeUnknown, never false: Curator retries the
+// write, which then finds the version moved on by its own first attempt,
+// and reports a refusal for a value it set.
 func (v *Value) TrySet(ctx context.Context, prev Versioned[[]byte], value []byte) (bool, error) {
 	if err := v.check(); err != nil {
 		return false, err
 	}
+	if err := ctx.Err(); err != nil {
+		return false, err // nothing sent
+	}
 	if cur := v.Get(); cur.Version != prev.Version || !bytes.Equal(cur.Value, prev.Value) {
+		v.report.trySet(true)
 		return false, nil
 	}
-	stat, err := v.client.Set(ctx, v.path, value, prev.Version)
+	// One attempt, without the client's retries (see retry.Do on nested
+	// loops): a retry after a lost reply would be refused if the first was
+	// applied. A write whose reply was lost goes to settle.
+	var stat *framework.Stat
+	err := retry.Do(ctx, nil, func(ctx context.Context) error {
+		var err error
+		stat, err = v.client.Set(ctx, v.path, value, prev.Version)
+		return err
+	})
 	switch {
 	case err == nil:
 		v.update(stat, value)
+		v.report.trySet(false)
 		return true, nil
 	case errors.Is(err, framework.ErrBadVersion):
+		v.report.trySet(true)
 		return false, v.read(ctx)
+	case refused(err):
+		return false, err
 	}
-	return false, err
+	return v.settle(ctx, prev.Version, value, err)
+}
+
+// settle finds out what became of a set at version whose reply was lost
+// (lost is the error it ended with). It sends the same set again, with the
+// client's retries: of the sets at one version at most one succeeds, so if
+// this one does, the first was not applied, and the value was set once. If
+// it is refused, the node says whose set won where it can: one that moved
+// the node on by one version with other bytes than ours was another
+// participant's.
+func (v *Value) settle(ctx context.Context, version int32, value []byte, lost error) (bool, error) {
+	unknown := func(cause error) (bool, error) {
+		if ctx.Err() == nil {
+			_ = v.read(ctx) // the next TrySet starts from the node as it is
+		}
+		return false, fmt.Errorf("shared value %s: the set may or may not have been applied: %w: %w", v.path, framework.ErrOutcomeUnknown, cause)
+	}
+	if ctx.Err() != nil {
+		return unknown(lost)
+	}
+	stat, err := v.client.Set(ctx, v.path, value, version)
+	switch {
+	case err == nil:
+		v.update(stat, value)
+		v.report.trySet(false)
+		return true, nil
+	case !errors.Is(err, framework.ErrBadVersion):
+		return unknown(errors.Join(lost, err))
+	}
+	data, stat, err := v.client.Get(ctx, v.path)
+	if err != nil {
+		return unknown(errors.Join(lost, err))
+	}
+	if stat.Version == version+1 && !bytes.Equal(data, value) {
+		v.update(stat, data)
+		v.report.trySet(true)
+		return false, nil // the set at our version was another's
+	}
+	return unknown(lost)
+}
+
+// refused reports whether err says a set was not applied, or failed before
+// it was sent: anything but a lost reply.
+func refused(err error) bool {
+	for _, e := range []error{framework.ErrNoNode, framework.ErrNoAuth, framework.ErrInvalidArg, framework.ErrInvalidPath, framework.ErrNotStarted, ErrNotStarted} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // AddListener calls fn with every new value the Value sees, in order, on a

@@ -246,3 +246,43 @@ func TestCountTrySetRefusesANodeThatIsNotACount(t *testing.T) {
 		return errors.Is(err, framework.ErrInvalidArg), fmt.Sprint(err)
 	})
 }
+
+// The reply to a TrySet's write is lost: the write was applied once, and
+// TrySet says its outcome is unknown (the node cannot tell this write from
+// another participant's that set the same bytes at the same version); it
+// never reports it as refused, which a retry of the write would have made
+// it do (the retry finds the version moved on), letting a caller that
+// tries again count an increment twice. A Value whose set's reply was lost
+// reads the node again, and the next TrySet goes on from there.
+func TestTrySetWhoseReplyIsLost(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
+	direct := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	cnt, err := shared.NewCount(c, "/count", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cnt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cnt.Close() })
+	prev := cnt.Get()
+	proxy.DropAfter(zkharness.OpSetData)
+	ok, err := cnt.TrySet(ctx, prev, prev.Value+1)
+	if ok || !errors.Is(err, framework.ErrOutcomeUnknown) {
+		t.Fatalf("a TrySet whose write's reply was lost: %v, %v; want an error wrapping ErrOutcomeUnknown", ok, err)
+	}
+	data, stat, err := direct.Get(ctx, "/count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := int32(data[0])<<24 | int32(data[1])<<16 | int32(data[2])<<8 | int32(data[3]); n != 6 || stat.Version != prev.Version+1 {
+		t.Fatalf("the count is %d at version %d after one TrySet from 5 at version %d: want 6, written once", n, stat.Version, prev.Version)
+	}
+	recipestest.Eventually(t, "the count read again", func() (bool, string) { v := cnt.Get(); return v.Value == 6, fmt.Sprint(v) })
+	if ok, err := cnt.TrySet(ctx, cnt.Get(), 7); !ok || err != nil {
+		t.Fatalf("the next TrySet: %v, %v", ok, err)
+	}
+}

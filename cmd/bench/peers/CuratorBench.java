@@ -1,8 +1,9 @@
 // CuratorBench runs the harness's workloads with Apache Curator and prints
 // one JSON line per workload, in the Go harness's format.
 //
-// Usage: CuratorBench <connect> <workload> <durationMs> [herdWaiters | failovers selector|latch]
-// (workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover, counter, atomic, atomic-promoted or queue)
+// Usage: CuratorBench <connect> <workload> <durationMs> [herdWaiters | failovers selector|latch | threads]
+// (workload: mutex-uncontended, mutex-contended, semaphore, rwlock, herd, failover, counter, atomic, atomic-promoted,
+// queue, or many-locks-<clients> with its number of threads)
 // (and CuratorBench <connect> failover-worker <selector|latch> <path>: the failover's second JVM;
 // CuratorBench <connect> propagation-subscribers: the propagation workload's CuratorCache subscribers)
 import java.io.InputStream;
@@ -76,7 +77,9 @@ public class CuratorBench {
             case "atomic-promoted": atomic("atomic", 8, duration, base, true); break;
             case "queue": queue(workload, duration, base); break;
             case "failover": new Failover(a[4], base + "-" + a[4]).run(Integer.parseInt(a[3])); break;
-            default: throw new IllegalArgumentException(workload);
+            default:
+                if (!workload.startsWith("many-locks-")) throw new IllegalArgumentException(workload);
+                manyLocks(workload, Integer.parseInt(workload.substring("many-locks-".length())), Integer.parseInt(a[3]), duration, base);
         }
         System.exit(0);
     }
@@ -153,6 +156,57 @@ public class CuratorBench {
                 + "\"notes\":\"client-side requests not counted for Java%s\"}%n",
             workload, n, cycles.get(), secs, cycles.get() / secs, pct(hs, 50), pct(hs, 99), (double) srv / Math.max(1, cycles.get()), violations.get(),
             failures.get() == 0 ? "" : "; " + failures.get() + " of " + n + " clients failed (stack traces on stderr)");
+        if (failures.get() > 0) System.exit(1);
+    }
+
+    // manyLocks runs the Go harness's many-locks workload (cmd/bench/internal/harness/manylocks.go): threads threads over clients
+    // CuratorFrameworks (thread i on client i mod clients), each looping acquire and release of an InterProcessMutex of
+    // its own, never contended. It warms up (bench.warmupMs, unrecorded) and then measures, with the same clients and
+    // mutexes.
+    static void manyLocks(String workload, int clients, int threads, long durationMs, String path) throws Exception {
+        List<CuratorFramework> cs = new ArrayList<>();
+        for (int i = 0; i < clients; i++) cs.add(client());
+        List<InterProcessMutex> mutexes = new ArrayList<>();
+        for (int i = 0; i < threads; i++) mutexes.add(new InterProcessMutex(cs.get(i % clients), path + "/" + i));
+        long warmupMs = Long.getLong("bench.warmupMs", 0L);
+        if (warmupMs > 0) manyLocksPhase(mutexes, workload, clients, warmupMs, false);
+        manyLocksPhase(mutexes, workload, clients, durationMs, true);
+        for (CuratorFramework c : cs) c.close();
+    }
+
+    static void manyLocksPhase(List<InterProcessMutex> mutexes, String workload, int clients, long durationMs, boolean report) throws Exception {
+        AtomicLong cycles = new AtomicLong(), violations = new AtomicLong(), failures = new AtomicLong();
+        long srv0 = received();
+        long start = System.nanoTime(), stop = start + durationMs * 1_000_000L;
+        List<Thread> threads = new ArrayList<>();
+        for (InterProcessMutex mutex : mutexes) {
+            AtomicInteger inside = new AtomicInteger();
+            Thread t = new Thread(() -> {
+                try {
+                    while (System.nanoTime() < stop) {
+                        mutex.acquire();
+                        if (inside.incrementAndGet() != 1) violations.incrementAndGet();
+                        inside.decrementAndGet();
+                        mutex.release();
+                        cycles.incrementAndGet();
+                    }
+                } catch (Exception e) {
+                    failures.incrementAndGet();
+                    e.printStackTrace();
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) t.join();
+        if (!report) return;
+        double secs = (System.nanoTime() - start) / 1e9;
+        long srv = received() - srv0;
+        System.out.printf("{\"impl\":\"curator\",\"workload\":\"%s\",\"clients\":%d,\"waiters\":%d,\"cycles\":%d,\"seconds\":%.3f,\"cycles_per_sec\":%.1f,"
+                + "\"client_requests_per_cycle\":0,\"server_requests_per_cycle\":%.3f,\"violations\":%d,"
+                + "\"notes\":\"client-side requests not counted for Java%s\"}%n",
+            workload, clients, mutexes.size(), cycles.get(), secs, cycles.get() / secs, (double) srv / Math.max(1, cycles.get()), violations.get(),
+            failures.get() == 0 ? "" : "; " + failures.get() + " of " + mutexes.size() + " threads failed (stack traces on stderr)");
         if (failures.get() > 0) System.exit(1);
     }
 
@@ -527,7 +581,7 @@ public class CuratorBench {
                 closes.add(c[1]);
                 failovers.add(awaitLeader(nxt) - c[0]);
                 Thread.sleep(SETTLE_MS);
-                srv += received() - srv0 - 1; // the second srvr query counts itself
+                srv += received() - srv0 - connect.split(",").length; // the second srvr query counts itself at each member
                 stop(old);
                 queue.remove(0);
                 while (queue.size() < QUEUE) join(observer, queue);
@@ -737,18 +791,23 @@ public class CuratorBench {
         return sorted.get((int) ((sorted.size() - 1) * p / 100.0)) / 1000.0;
     }
 
+    // received returns the requests every member of the connect string has received (srvr's Received, summed: each
+    // member counts its own clients' requests).
     static long received() throws Exception {
-        String[] hp = connect.split(",")[0].split(":");
-        try (Socket s = new Socket(hp[0], Integer.parseInt(hp[1]))) {
-            OutputStream o = s.getOutputStream();
-            o.write("srvr".getBytes(StandardCharsets.US_ASCII));
-            o.flush();
-            InputStream in = s.getInputStream();
-            String out = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-            for (String line : out.split("\n")) {
-                if (line.startsWith("Received: ")) return Long.parseLong(line.substring(10).trim());
+        long sum = 0;
+        for (String member : connect.split(",")) {
+            String[] hp = member.split(":");
+            try (Socket s = new Socket(hp[0], Integer.parseInt(hp[1]))) {
+                OutputStream o = s.getOutputStream();
+                o.write("srvr".getBytes(StandardCharsets.US_ASCII));
+                o.flush();
+                InputStream in = s.getInputStream();
+                String out = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+                for (String line : out.split("\n")) {
+                    if (line.startsWith("Received: ")) sum += Long.parseLong(line.substring(10).trim());
+                }
             }
         }
-        return 0;
+        return sum;
     }
 }

@@ -30,19 +30,23 @@ logging.basicConfig(level=logging.CRITICAL)
 
 
 def received(connect):
-    host, port = connect.split(",")[0].split(":")
-    with socket.create_connection((host, int(port))) as s:
-        s.sendall(b"srvr")
-        out = b""
-        while True:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            out += chunk
-    for line in out.decode().splitlines():
-        if line.startswith("Received: "):
-            return int(line.split(":")[1])
-    return 0
+    """The requests every member of connect has received (srvr's Received,
+    summed: each member counts its own clients' requests)."""
+    total = 0
+    for member in connect.split(","):
+        host, port = member.split(":")
+        with socket.create_connection((host, int(port))) as s:
+            s.sendall(b"srvr")
+            out = b""
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                out += chunk
+        for line in out.decode().splitlines():
+            if line.startswith("Received: "):
+                total += int(line.split(":")[1])
+    return total
 
 
 def client(connect):
@@ -316,7 +320,7 @@ def failover(connect, count):
         closes.append(dur)
         failovers.append(await_leader(nxt.id) - t0)
         time.sleep(FAILOVER_SETTLE)
-        srv += received(connect) - srv0 - 1  # the second srvr query counts itself
+        srv += received(connect) - srv0 - len(connect.split(","))  # the second srvr query counts itself at each member
         old.stop()
         q.pop(0)
         while len(q) < FAILOVER_QUEUE:
@@ -397,6 +401,61 @@ def propagation_subscribers(connect, kind):
             raise SystemExit("unknown command " + line)
 
 
+def many_locks(connect, workload, n_clients, n_threads, duration):
+    """The Go harness's many-locks workload (cmd/bench/internal/harness/manylocks.go): n_threads
+    threads over n_clients clients (thread i on client i mod n_clients), each
+    looping acquire and release of a Lock of its own, never contended."""
+    clients = [client(connect) for _ in range(n_clients)]
+    path = "/bench/kazoo/" + workload
+    locks = [Lock(clients[i % n_clients], "%s/%d" % (path, i)) for i in range(n_threads)]
+    state = {"cycles": 0, "violations": 0, "failures": 0}
+    mu = threading.Lock()
+    srv0 = received(connect)
+    start = time.monotonic()
+    stop = start + duration
+
+    def work(lock):
+        inside = 0
+        n = 0
+        try:
+            while time.monotonic() < stop:
+                lock.acquire()
+                inside += 1
+                if inside != 1:
+                    with mu:
+                        state["violations"] += 1
+                inside -= 1
+                lock.release()
+                n += 1
+        except Exception:
+            traceback.print_exc()
+            with mu:
+                state["failures"] += 1
+        with mu:
+            state["cycles"] += n
+
+    threads = [threading.Thread(target=work, args=(lock,)) for lock in locks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    secs = time.monotonic() - start
+    srv = received(connect) - srv0
+    cycles = state["cycles"]
+    notes = "client-side requests not counted for Python"
+    if state["failures"]:
+        notes += "; %d of %d threads failed (tracebacks on stderr)" % (state["failures"], n_threads)
+    print(json.dumps({"impl": "kazoo", "workload": workload, "clients": n_clients, "waiters": n_threads, "cycles": cycles,
+                      "seconds": secs, "cycles_per_sec": cycles / secs, "client_requests_per_cycle": 0,
+                      "server_requests_per_cycle": srv / max(1, cycles), "violations": state["violations"], "notes": notes}))
+    sys.stdout.flush()
+    for c in clients:
+        c.stop()
+        c.close()
+    if state["failures"]:
+        sys.exit(1)
+
+
 def main():
     if sys.argv[2] == "propagation-subscribers":
         propagation_subscribers(sys.argv[1], sys.argv[3])
@@ -417,6 +476,8 @@ def main():
         failover(connect, int(sys.argv[4]))
     elif workload == "counter":
         counter(connect, workload, 8, duration)
+    elif workload.startswith("many-locks-"):
+        many_locks(connect, workload, int(workload[len("many-locks-"):]), int(sys.argv[4]), duration)
     else:
         raise SystemExit("unknown workload " + workload)
 

@@ -154,7 +154,7 @@ func runDiscoveryVisibility(e env, row discRow, m, n int, seq *int64) result {
 		time.Sleep(propagationGap)
 	}
 	r.Seconds = time.Since(start).Seconds()
-	srv := e.received() - srv0 - srvrOverhead - (pub.cnt.Requests() - pubReqs0)
+	srv := e.received() - srv0 - e.srvrQueries() - (pub.cnt.Requests() - pubReqs0)
 	reqs, notifs := countAll(sub.counters)
 	if deliveries := float64(r.Cycles) * float64(m); deliveries > 0 { // per registration and its removal, per cache
 		r.ServerReqs = float64(srv) / deliveries

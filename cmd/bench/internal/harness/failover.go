@@ -27,11 +27,6 @@ const failoverSettle = 20 * time.Millisecond
 // figure.
 const failoverWait = 30 * time.Second
 
-// srvrOverhead is what one srvr query adds to the server's Received
-// counter (see zkharness.NodeCount): a change's count, taken between two
-// queries, subtracts it.
-const srvrOverhead = 1
-
 // elector is one Go implementation of leader election.
 type elector struct {
 	name string
@@ -240,7 +235,7 @@ func (el *election) change() (change, error) {
 	time.Sleep(failoverSettle)
 	reqs, notifs := el.count()
 	c.requests, c.notifications = reqs-reqs0, notifs-notifs0
-	c.server = el.e.received() - srv0 - srvrOverhead
+	c.server = el.e.received() - srv0 - el.e.srvrQueries()
 	old.p.stop()
 	el.queue = el.queue[1:]
 	return c, el.fill()

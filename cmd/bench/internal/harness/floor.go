@@ -46,7 +46,7 @@ func (floor) semaphore(s session, path string, leases int) acquirer {
 			return nil, err
 		}
 		var res []zk.MultiResponse
-		kids, err := createThenList(conn, zs.sent, dir, func() error {
+		kids, err := createThenList(conn, zs.sentIn(dir), dir, func() error {
 			var err error
 			res, err = conn.Multi(&zk.CreateRequest{Path: leaseName, Flags: zk.FlagEphemeralSequential, Acl: openACL},
 				&zk.DeleteRequest{Path: node, Version: -1})
@@ -148,7 +148,7 @@ func floorLock(s *zkSession, dir, lockName string, decide func(sorted []string, 
 	if lockName == "__READ__" || lockName == "__WRIT__" {
 		fix = rwSortKey
 	}
-	return queue{s.conn, s.sent, dir, lockName, fix, decide}
+	return queue{s.conn, s.sentIn(dir), dir, lockName, fix, decide}
 }
 
 func (q queue) acquirer() acquirer {

@@ -14,10 +14,17 @@
 // DistributedAtomicLong; and with --workloads queue, items per second
 // through a lock-safe queue (recipes/queue's Queue) from 1 producer to 4
 // consumers, against the floor (Curator's protocol in the fewest bare calls,
-// the consumers never contending) and Curator's DistributedQueue; and with
+// the consumers never contending) and Curator's DistributedQueue; with
 // --workloads discovery, how fast a registered instance reaches N service
 // caches and a crashed one leaves a provider, against the floor and
-// curator-x-discovery.
+// curator-x-discovery; and with --workloads many-locks, 64 goroutines each
+// looping acquire and release on a lock of its own through one client (and
+// through 4), against the floor, Curator (one CuratorFramework, 64 threads)
+// and Kazoo, with the heap and goroutines each held lock costs.
+//
+// With --ensemble it runs every workload on a 3-member ensemble too, every
+// row (the floor and zk.Lock included) with all members in its connect
+// string, and prints the standalone and the ensemble tables.
 //
 //	go run ./cmd/bench                       # a throwaway server on loopback
 //	go run ./cmd/bench --connect 127.0.0.1:2181 --duration 5s --out results.jsonl
@@ -27,6 +34,8 @@
 //	go run ./cmd/bench --workloads atomic --rounds 5 --duration 5s --fsync=false
 //	go run ./cmd/bench --workloads queue --impls gocurator,floor,curator --rounds 5 --duration 10s
 //	go run ./cmd/bench --workloads discovery --impls gocurator,floor,curator --updates 200 --subscribers 1,20 --fsync=false
+//	go run ./cmd/bench --workloads many-locks --impls gocurator,floor,curator,kazoo --rounds 15 --duration 30s --fsync=false
+//	go run ./cmd/bench --ensemble --workloads mutex-uncontended,mutex-contended --fsync=false
 //
 // It prints a table and writes one JSON line per implementation × workload.
 // docs/performance.md explains the figures.
@@ -42,6 +51,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -72,7 +82,11 @@ func Main(p Program) {
 	duration := flag.Duration("duration", 3*time.Second, "time per throughput workload")
 	out := flag.String("out", "bench-results.jsonl", "JSON lines output file")
 	only := flag.String("impls", cmp.Or(p.DefaultImpls, "gocurator,floor,floor-serial,zk.Lock,curator,kazoo"), "implementations to run")
-	workloads := flag.String("workloads", cmp.Or(p.DefaultWorkloads, "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory"), "workloads to run (and failover, leader election's, propagation, the caches', counter, the shared count's, atomic, the atomic long's, queue, the lock-safe queue's, and discovery, service discovery's, on request)")
+	workloads := flag.String("workloads", cmp.Or(p.DefaultWorkloads, "mutex-uncontended,mutex-contended,semaphore,rwlock,herd,memory"), "workloads to run (and failover, leader election's, propagation, the caches', counter, the shared count's, atomic, the atomic long's, queue, the lock-safe queue's, discovery, service discovery's, and many-locks, a lock per goroutine through few clients, on request)")
+	goroutines := flag.Int("goroutines", 64, "the many-locks workload's goroutines, each with a lock of its own")
+	manyClients := flag.String("many-clients", "1,4", "the many-locks workload's numbers of clients (its rows: many-locks-<clients>)")
+	ensemble := flag.Bool("ensemble", false, "also run every workload on a throwaway 3-member ensemble, with every member in each client's connect string")
+	standalone := flag.Bool("standalone", true, "run the workloads on a throwaway standalone server (--standalone=false --ensemble: the ensemble only)")
 	herdSizes := flag.String("herd", "100,1000", "herd sizes")
 	failovers := flag.Int("failovers", 300, "changes of leader the failover workload measures per implementation (the Go ones split them over --rounds turns)")
 	updates := flag.Int("updates", 400, "updates of the config node the propagation workload measures per implementation and number of subscribers, split over --rounds turns")
@@ -84,6 +98,7 @@ func Main(p Program) {
 	rounds := flag.Int("rounds", 3, "the implementations take turns this many times per workload, each for duration/rounds")
 	noCancel := flag.Bool("no-cancel", false, "acquire with context.Background() instead of a cancellable context")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the Go side here")
+	mutexprofile := flag.String("mutexprofile", "", "write a profile of the Go side's contended mutexes here")
 	hookSets := map[string]*HookSet{"none": nil, "noop": {Name: "noop", New: func() (any, error) { return noopHook{}, nil }}}
 	for i := range p.Hooks {
 		hookSets[p.Hooks[i].Name] = &p.Hooks[i]
@@ -97,8 +112,13 @@ func Main(p Program) {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	if *mutexprofile != "" {
+		runtime.SetMutexProfileFraction(5)
+		defer writeProfile("mutex", *mutexprofile)
+	}
 	o := options{connect: *connect, fsync: *fsync, testServer: *testServer, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
-		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes), subscriberCounts: split(*subscribers)}
+		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes), subscriberCounts: split(*subscribers),
+		manyClients: split(*manyClients), ensemble: *ensemble, standalone: *standalone}
 	for _, name := range split(*hooks) {
 		set, ok := hookSets[name]
 		if !ok {
@@ -107,7 +127,7 @@ func Main(p Program) {
 		}
 		o.hooks = append(o.hooks, set)
 	}
-	e := env{duration: *duration, noCancel: *noCancel, peerWarmup: *peerWarmup, failovers: *failovers, updates: *updates}
+	e := env{duration: *duration, noCancel: *noCancel, peerWarmup: *peerWarmup, failovers: *failovers, updates: *updates, goroutines: *goroutines}
 	if err := run(e, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		pprof.StopCPUProfile()
@@ -116,6 +136,19 @@ func Main(p Program) {
 }
 
 func split(s string) []string { return strings.Split(s, ",") }
+
+// writeProfile writes the named runtime profile to path.
+func writeProfile(name, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+	}
+}
 
 // options are the harness's flags beyond env.
 type options struct {
@@ -127,6 +160,8 @@ type options struct {
 	subscriberCounts           []string   // --subscribers, as given
 	subscribers                []int      // the same, parsed by run
 	hooks                      []*HookSet // --hooks: a gocurator row each (nil: no hooks)
+	manyClients                []string   // --many-clients, as given
+	ensemble, standalone       bool
 }
 
 // throughput runs one of the timed workloads.
@@ -157,28 +192,26 @@ func run(e env, o options) error {
 		}
 		o.subscribers = append(o.subscribers, m)
 	}
-	connect, only := o.connect, o.only
-	if connect == "" {
-		// Every client asks for 10 s sessions; the server grants them
-		// (at the tests' tickTime of 200 ms it would clamp them to 4 s,
-		// which a peer with a thousand sessions in one CPython process
-		// could not keep alive).
-		opts := []zkharness.Option{zkharness.WithSessionTimeouts(400*time.Millisecond, time.Minute)}
-		if !o.testServer {
-			opts = append(opts, zkharness.WithStockSettings())
-		}
-		if !o.fsync {
-			opts = append(opts, zkharness.WithoutFsync())
-		}
-		srv, err := zkharness.NewServer(opts...)
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-		connect = srv.ConnectString()
+	if e.goroutines < 1 {
+		return fmt.Errorf("--goroutines %d: want a positive number", e.goroutines)
 	}
-	if !strings.HasPrefix(connect, "127.") && !strings.HasPrefix(connect, "localhost:") {
-		return fmt.Errorf("--connect %s: benchmarks send traffic to loopback only", connect)
+	var workloads []string
+	for _, w := range o.workloads {
+		if w != "many-locks" {
+			workloads = append(workloads, w)
+			continue
+		}
+		for _, n := range o.manyClients {
+			w := manyLocksPrefix + n
+			if _, ok := manyLocksClients(w); !ok {
+				return fmt.Errorf("--many-clients %q: want positive numbers", n)
+			}
+			workloads = append(workloads, w)
+		}
+	}
+	o.workloads = workloads
+	if o.connect == "" && !o.standalone && !o.ensemble {
+		return errors.New("--standalone=false without --ensemble: no server to run on")
 	}
 	f, err := os.Create(o.out)
 	if err != nil {
@@ -186,12 +219,66 @@ func run(e env, o options) error {
 	}
 	defer f.Close()
 	enc := json.NewEncoder(f)
-	e.addr = connect
+	if o.connect != "" {
+		for _, member := range strings.Split(o.connect, ",") {
+			if !strings.HasPrefix(member, "127.") && !strings.HasPrefix(member, "localhost:") {
+				return fmt.Errorf("--connect %s: benchmarks send traffic to loopback only", o.connect)
+			}
+		}
+		members := len(strings.Split(o.connect, ","))
+		return runOn(e, o, o.connect, fmt.Sprintf("--connect, %d member(s)", members), enc)
+	}
+	// Every client asks for 10 s sessions; the server grants them (at the
+	// tests' tickTime of 200 ms it would clamp them to 4 s, which a peer
+	// with a thousand sessions in one CPython process could not keep
+	// alive).
+	opts := []zkharness.Option{zkharness.WithSessionTimeouts(400*time.Millisecond, time.Minute)}
+	if !o.testServer {
+		opts = append(opts, zkharness.WithStockSettings())
+	}
+	if !o.fsync {
+		opts = append(opts, zkharness.WithoutFsync())
+	}
+	if o.standalone {
+		srv, err := zkharness.NewServer(opts...)
+		if err != nil {
+			return err
+		}
+		err = runOn(e, o, srv.ConnectString(), "standalone", enc)
+		srv.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if o.ensemble {
+		ens, err := zkharness.StartEnsemble(3, opts...)
+		if err != nil {
+			return err
+		}
+		defer ens.Close()
+		if err := runOn(e, o, ens.ConnectString(), "ensemble of 3", enc); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(os.Stderr, "JSON lines written to", o.out)
+	return nil
+}
+
+// runOn runs every workload on the servers of connect (servers names
+// them in the report) and prints its tables.
+func runOn(e env, o options, connect, servers string, enc *json.Encoder) error {
+	only := o.only
+	members := strings.Split(connect, ",")
+	e.addr, e.members = connect, len(members)
 	e.received = func() int64 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		n, _ := zkharness.Received(ctx, connect)
-		return n
+		var sum int64
+		for _, m := range members { // each member counts its own clients' requests
+			n, _ := zkharness.Received(ctx, m)
+			sum += n
+		}
+		return sum
 	}
 	var results []result
 	fsync, jvm := "unknown (--connect)", "unknown (--connect)"
@@ -201,12 +288,13 @@ func run(e env, o options) error {
 	}
 	date := time.Now().UTC().Format(time.DateOnly)
 	emit := func(r result) {
-		r.ServerFsync, r.ServerJVM, r.Date = fsync, jvm, date
+		r.ServerFsync, r.ServerJVM, r.Servers, r.Date = fsync, jvm, servers, date
 		r.GoMaxProcs = runtime.GOMAXPROCS(0)
 		results = append(results, r)
 		enc.Encode(r)
 		fmt.Fprintf(os.Stderr, "%-10s %-18s %s\n", r.Impl, r.Workload, summary(r))
 	}
+	fmt.Fprintf(os.Stderr, "on %s: %s\n", servers, connect)
 	var goImpls []impl
 	if slices.Contains(only, "gocurator") {
 		sets := o.hooks
@@ -230,6 +318,12 @@ func run(e env, o options) error {
 	}
 	for _, w := range o.workloads {
 		if runW, ok := throughput[w]; ok {
+			for _, r := range interleaved(e, o, w, goImpls, peersOn, runW) {
+				emit(r)
+			}
+		}
+		if clients, ok := manyLocksClients(w); ok {
+			runW := func(e env, im impl) result { return runManyLocks(e, im, clients, e.goroutines) }
 			for _, r := range interleaved(e, o, w, goImpls, peersOn, runW) {
 				emit(r)
 			}
@@ -296,8 +390,8 @@ func run(e env, o options) error {
 			}
 		}
 	}
+	fmt.Printf("\n== on %s ==\n\n", servers)
 	printTable(results)
-	fmt.Fprintln(os.Stderr, "JSON lines written to", o.out)
 	return nil
 }
 
@@ -381,9 +475,12 @@ func summary(r result) string {
 
 // printTable prints every result, with each figure's ratio to the floor's.
 func printTable(rs []result) {
-	var failovers, propagations, counters, queues, discoveries []result
+	var failovers, propagations, counters, queues, discoveries, many []result
 	rs = slices.DeleteFunc(slices.Clone(rs), func(r result) bool {
-		switch {
+		switch _, isMany := manyLocksClients(r.Workload); {
+		case isMany:
+			many = append(many, r)
+			return true
 		case strings.HasPrefix(r.Workload, "discovery-"):
 			discoveries = append(discoveries, r)
 			return true
@@ -402,6 +499,7 @@ func printTable(rs []result) {
 		}
 		return false
 	})
+	defer printManyLocks(many)
 	defer printQueues(queues)
 	defer printDiscovery(discoveries)
 	defer printCounters(counters)

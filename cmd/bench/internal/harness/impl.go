@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -140,8 +142,12 @@ func (curatorGo) readWrite(s session, path string, write bool) acquirer {
 type zkSession struct {
 	conn *zk.Conn
 	cnt  *zkharness.Counter
-	sent chan struct{} // a create or multi request was written (see createThenList)
+	sent *writeSignals // a create or multi request was written (see createThenList)
 }
+
+// sentIn returns the channel signalled when a create (or a multi whose
+// first op is a create) of a node in dir has been written.
+func (s *zkSession) sentIn(dir string) <-chan struct{} { return s.sent.in(dir) }
 
 func (s *zkSession) counter() *zkharness.Counter { return s.cnt }
 func (s *zkSession) close()                      { s.conn.Close() }
@@ -150,8 +156,9 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(string, ...any) {}
 
-// connectZK opens a bare go-zookeeper session. With buffered set its
-// connection reads through a buffer, as gocurator's client does.
+// connectZK opens a bare go-zookeeper session to addr, a connect string of
+// one or more comma-separated members. With buffered set its connection
+// reads through a buffer, as gocurator's client does.
 func connectZK(addr string, buffered bool) (session, error) {
 	return connectZKWith(addr, buffered, nil)
 }
@@ -160,7 +167,7 @@ func connectZK(addr string, buffered bool) (session, error) {
 // dialer.
 func connectZKWith(addr string, buffered bool, wrap func(framework.Dialer) framework.Dialer) (session, error) {
 	cnt := zkharness.NewCounter()
-	sent := make(chan struct{}, 1)
+	sent := &writeSignals{}
 	dial := cnt.Dialer(net.DialTimeout)
 	if wrap != nil {
 		dial = wrap(dial)
@@ -169,7 +176,7 @@ func connectZKWith(addr string, buffered bool, wrap func(framework.Dialer) frame
 	if buffered {
 		dial = bufferReads(dial)
 	}
-	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithDialer(zk.Dialer(dial)),
+	conn, events, err := zk.Connect(strings.Split(addr, ","), 10*time.Second, zk.WithDialer(zk.Dialer(dial)),
 		zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
 	if err != nil {
 		return nil, err
@@ -193,11 +200,13 @@ func connectZKWith(addr string, buffered bool, wrap func(framework.Dialer) frame
 }
 
 // signalCreates wraps next so that writing a create or multi request
-// signals sent. In the throughput workloads a floor session has one such
-// request in flight at a time; in the memory workload, with many acquirers
-// on a session, a signal may be taken by another's listing, which is then
-// made again (memory counts no requests).
-func signalCreates(sent chan<- struct{}, next framework.Dialer) framework.Dialer {
+// signals the node's directory in sent. In the throughput workloads a floor
+// session has at most one such request in flight per directory (the
+// many-locks workload's goroutines share a session, each with a directory
+// of its own); in the memory workload, with many acquirers of one lock on
+// a session, a signal may be taken by another's listing, which is then made
+// again (memory counts no requests).
+func signalCreates(sent *writeSignals, next framework.Dialer) framework.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		c, err := next(network, addr, timeout)
 		if err != nil {
@@ -229,7 +238,7 @@ func (c bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
 
 type signalConn struct {
 	net.Conn
-	sent chan<- struct{}
+	sent *writeSignals
 }
 
 // Write signals once the request is written, as gocurator's connection
@@ -237,13 +246,31 @@ type signalConn struct {
 // returns, so a request queued now goes after this one.
 func (c signalConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
-	if _, ok := zkwire.CreatedPath(b); err == nil && ok {
+	if p, ok := zkwire.CreatedPath(b); err == nil && ok {
+		c.sent.signal(string(p))
+	}
+	return n, err
+}
+
+// writeSignals is a session's channels of written creates, one per
+// directory a create was asked about (see createThenList).
+type writeSignals struct{ chans sync.Map } // directory → chan struct{} (buffered 1)
+
+// in returns dir's channel.
+func (w *writeSignals) in(dir string) <-chan struct{} {
+	ch, _ := w.chans.LoadOrStore(dir, make(chan struct{}, 1))
+	return ch.(chan struct{})
+}
+
+// signal tells the waiter on the created path's directory, if any.
+func (w *writeSignals) signal(path string) {
+	dir := path[:max(strings.LastIndexByte(path, '/'), 0)]
+	if ch, ok := w.chans.Load(dir); ok {
 		select {
-		case c.sent <- struct{}{}:
+		case ch.(chan struct{}) <- struct{}{}:
 		default:
 		}
 	}
-	return n, err
 }
 
 // --- go-zookeeper's zk.Lock ---

@@ -65,6 +65,9 @@ func runCurator(e env, workload string, herdSizes []string) []result {
 		n := strconv.Itoa(e.failovers)
 		return append(java(workload, workload, ms, n, "selector"), javaAs("curator-latch", workload, workload, ms, n, "latch")...)
 	}
+	if _, ok := manyLocksClients(workload); ok {
+		return java(workload, workload, ms, strconv.Itoa(e.goroutines))
+	}
 	return java(workload, workload, ms)
 }
 
@@ -97,6 +100,9 @@ func runKazoo(e env, workload string, herdSizes []string) []result {
 	ms := strconv.FormatInt(e.duration.Milliseconds(), 10)
 	if workload == "failover" {
 		return peerResults(e, "kazoo", workload, debianPython, script, e.addr, workload, ms, strconv.Itoa(e.failovers))
+	}
+	if _, ok := manyLocksClients(workload); ok {
+		return peerResults(e, "kazoo", workload, debianPython, script, e.addr, workload, ms, strconv.Itoa(e.goroutines))
 	}
 	if workload != "herd" {
 		return peerResults(e, "kazoo", workload, debianPython, script, e.addr, workload, ms)

@@ -32,7 +32,7 @@ func BenchmarkPipelining(b *testing.B) {
 		},
 		"pipelined": func() {
 			var p string
-			createThenList(c, zs.sent, "/p", func() error {
+			createThenList(c, zs.sentIn("/p"), "/p", func() error {
 				var err error
 				p, err = c.Create("/p/lock-", nil, zk.FlagEphemeralSequential, openACL)
 				return err

@@ -121,7 +121,7 @@ func runPropagation(e env, row propRow, m, n int, limit time.Duration) result {
 		time.Sleep(propagationGap)
 	}
 	r.Seconds = time.Since(start).Seconds()
-	srv := e.received() - srv0 - srvrOverhead - (pub.cnt.Requests() - pubReqs0)
+	srv := e.received() - srv0 - e.srvrQueries() - (pub.cnt.Requests() - pubReqs0)
 	reqs, notifs := countAll(sub.counters)
 	r.CyclesPerSec = float64(r.Cycles) / r.Seconds
 	if deliveries := float64(r.Cycles) * float64(m); deliveries > 0 {

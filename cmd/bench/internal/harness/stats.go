@@ -53,7 +53,9 @@ func merge(a, b result) result {
 	a.SetsPerCycle, a.GetsPerCycle = perCycle(a.SetsPerCycle, b.SetsPerCycle), perCycle(a.GetsPerCycle, b.GetsPerCycle)
 	a.CreatesPerCycle, a.MultisPerCycle = perCycle(a.CreatesPerCycle, b.CreatesPerCycle), perCycle(a.MultisPerCycle, b.MultisPerCycle)
 	a.ListsPerCycle, a.DeletesPerCycle = perCycle(a.ListsPerCycle, b.ListsPerCycle), perCycle(a.DeletesPerCycle, b.DeletesPerCycle)
-	a.DrainSeconds = (a.DrainSeconds*float64(a.Rounds) + b.DrainSeconds) / float64(a.Rounds+1) // the mean
+	mean := func(x, y float64) float64 { return (x*float64(a.Rounds) + y) / float64(a.Rounds+1) }
+	a.DrainSeconds = mean(a.DrainSeconds, b.DrainSeconds)
+	a.HeapPerWaiter, a.GorosPerWaiter = mean(a.HeapPerWaiter, b.HeapPerWaiter), mean(a.GorosPerWaiter, b.GorosPerWaiter) // many-locks: per held lock
 	if a.handoffs != nil || b.handoffs != nil {
 		a.handoffs = append(a.handoffs, b.handoffs...)
 		a.HandoffP50us, a.HandoffP99us = percentile(a.handoffs, 50), percentile(a.handoffs, 99)

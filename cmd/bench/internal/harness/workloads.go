@@ -68,6 +68,7 @@ type result struct {
 	Over            map[string]paired `json:"paired_ratio_to,omitempty"`              // gocurator and gocurator-promoted only: the same against every other implementation
 	ServerFsync     string            `json:"server_fsync,omitempty"`                 // on, off, or unknown (--connect)
 	ServerJVM       string            `json:"server_jvm,omitempty"`                   // stock, test (--test-server), or unknown (--connect)
+	Servers         string            `json:"servers,omitempty"`                      // standalone, ensemble of 3, or --connect's`
 	GoMaxProcs      int               `json:"gomaxprocs,omitempty"`                   // the harness's GOMAXPROCS (set it in the environment)
 	Date            string            `json:"date,omitempty"`
 	Error           string            `json:"error,omitempty"`
@@ -93,7 +94,14 @@ type env struct {
 	peerWarmup time.Duration // the Java peer's unrecorded run before each measured one
 	failovers  int           // changes of leader per implementation in the failover workload
 	updates    int           // updates per row and number of subscribers in the propagation workload
+	goroutines int           // the many-locks workload's goroutines (each with a lock of its own)
+	members    int           // the servers in the connect string: each srvr query of received adds one at each
 }
+
+// srvrQueries is what one reading of e.received adds to the count it reads
+// (see zkharness.NodeCount): one srvr query at each member. A count taken
+// between two readings subtracts it.
+func (e env) srvrQueries() int64 { return int64(max(e.members, 1)) }
 
 // contention runs n clients, each looping acquire → section → release for
 // the duration; inside checks the occupancy rule.

@@ -1,4 +1,7 @@
-package prometheus
+// Package errclass names the kind of an error from a small fixed set: the
+// values the adapter modules (otel, prometheus) give the error and cause
+// attributes of their metrics, whose values must stay few.
+package errclass
 
 import (
 	"context"
@@ -9,17 +12,15 @@ import (
 	"github.com/gocurator/curator/recipes/locks"
 )
 
-// errorClass names the kind of err from a small fixed set, for a metric
-// attribute whose values must stay few: "" for nil, else one of
+// Of names the kind of err: "" for nil, else one of
 // outcome_unknown, no_node, node_exists, bad_version, not_empty, no_auth,
 // session_expired, connection_loss, operation_timeout, closed, resigned,
 // interrupted, deadline_exceeded, canceled, node_gone, invalid_argument,
 // reply_too_large and other. The first that errors.Is matches wins, in that
 // order: a write whose outcome is unknown says so before the connection
 // loss that caused it, and a lock or a leadership lost to a session says
-// how the session ended. (The otel adapter has the same function,
-// with the same test table.)
-func errorClass(err error) string {
+// how the session ended.
+func Of(err error) string {
 	switch {
 	case err == nil:
 		return ""
@@ -63,10 +64,10 @@ func errorClass(err error) string {
 	return "other"
 }
 
-// causeClass is errorClass for why a hold or a term ended: a node found
-// missing is a node gone.
-func causeClass(err error) string {
-	if c := errorClass(err); c != "no_node" {
+// Cause is Of for why a hold or a term ended: a node found missing is a
+// node gone.
+func Cause(err error) string {
+	if c := Of(err); c != "no_node" {
 		return c
 	}
 	return "node_gone"

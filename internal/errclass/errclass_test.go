@@ -1,4 +1,4 @@
-package prometheus
+package errclass
 
 import (
 	"context"
@@ -11,8 +11,7 @@ import (
 	"github.com/gocurator/curator/recipes/locks"
 )
 
-// The error classes, as the adapters' attributes and labels carry them
-// (the otel adapter's test has the same table).
+// The error classes, as the adapters' attributes and labels carry them.
 func TestErrorClass(t *testing.T) {
 	for _, c := range []struct {
 		err          error
@@ -42,11 +41,11 @@ func TestErrorClass(t *testing.T) {
 		{framework.ErrReplyTooLarge, "reply_too_large", "reply_too_large"},
 		{errors.New("something else"), "other", "other"},
 	} {
-		if got := errorClass(c.err); got != c.class {
-			t.Errorf("errorClass(%v) = %q, want %q", c.err, got, c.class)
+		if got := Of(c.err); got != c.class {
+			t.Errorf("Of(%v) = %q, want %q", c.err, got, c.class)
 		}
-		if got := causeClass(c.err); got != c.cause {
-			t.Errorf("causeClass(%v) = %q, want %q", c.err, got, c.cause)
+		if got := Cause(c.err); got != c.cause {
+			t.Errorf("Cause(%v) = %q, want %q", c.err, got, c.cause)
 		}
 	}
 }
