@@ -27,14 +27,14 @@ var (
 	// entered an error state of the client's policy (the error also wraps
 	// framework.ErrConnectionLoss or framework.ErrSessionExpired), its node
 	// was deleted, or the client closed.
-	ErrLost = errors.New("leader: leadership lost")
+	ErrLost = errors.New("leadership lost")
 
 	// ErrInterrupted is the Err of a term that Selector.InterruptLeadership
 	// ended.
-	ErrInterrupted = errors.New("leader: leadership interrupted")
+	ErrInterrupted = errors.New("leadership interrupted")
 
 	// ErrResigned is the Err of a Selector's term whose function returned.
-	ErrResigned = errors.New("leader: leadership function returned")
+	ErrResigned = errors.New("leadership function returned")
 
 	// ErrNoLeader is returned by Leader when the election has no
 	// participant.

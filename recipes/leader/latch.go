@@ -272,10 +272,12 @@ func (l *Latch) run(ctx context.Context) {
 			return
 		}
 		t := newLeadership(hold, ctx)
+		began := l.m.rep.start(hold)
 		tell := ctx.Err() == nil // no term begins for the listeners once Close has begun
 		l.setTerm(t, tell)
 		<-t.Done()
 		t.finish(ErrLost) // waits for the term's goroutine, which has ended it
+		l.m.rep.end(began, t.Err())
 		// The listeners hear of every end but a silent Close's: a term
 		// lost before the Close is a loss.
 		l.setTerm(nil, tell && (!errors.Is(t.Err(), ErrClosed) || l.closeMode == NotifyLeader))

@@ -2,7 +2,8 @@ package leader
 
 import (
 	"context"
-	"fmt"
+	"errors"
+	"strings"
 	"sync"
 
 	"github.com/gocurator/curator/framework"
@@ -89,7 +90,32 @@ func lossError(err error) error {
 	if err == nil { // the hold's loss is recorded before Lost is closed
 		return ErrLost
 	}
-	return fmt.Errorf("%w: %w", ErrLost, err)
+	return &lostError{hold: err}
+}
+
+// lostError is a term's loss: "leadership lost: " and the cause, without
+// the hold's own "lock lost" (one layer says "lost" once). errors.Is
+// matches ErrLost and all that the hold's error matches (locks.ErrLockLost,
+// framework.ErrSessionExpired or framework.ErrConnectionLoss, ...).
+type lostError struct{ hold error }
+
+func (e *lostError) Error() string { return ErrLost.Error() + ": " + lossCause(e.hold) }
+
+func (e *lostError) Unwrap() []error { return []error{ErrLost, e.hold} }
+
+// lossCause says why a hold was lost, the cause a user acts on first: how
+// the session or the connection ended, or what became of the node.
+func lossCause(err error) string {
+	var se *framework.SessionError
+	switch {
+	case errors.Is(err, framework.ErrSessionExpired):
+		return "session expired"
+	case errors.As(err, &se):
+		return se.Error() // "connection suspended", say
+	case errors.Is(err, framework.ErrClosed):
+		return "the client closed"
+	}
+	return strings.TrimPrefix(err.Error(), locks.ErrLockLost.Error()+": ")
 }
 
 // Done returns a channel closed when the term ends. It is closed at the

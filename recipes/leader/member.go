@@ -28,10 +28,12 @@ type member struct {
 	closed    chan struct{} // closed when the first Close has finished
 
 	stale string // the node of an ended term whose delete may be pending; the run goroutine's
+	rep   report // tells the client's hooks of the terms; the run goroutine's
 }
 
 func newMember(client *framework.Client, li *locks.LockInternals, o options, kind string) member {
-	return member{client: client, li: li, id: o.id, kind: kind, grace: o.grace, closed: make(chan struct{})}
+	return member{client: client, li: li, id: o.id, kind: kind, grace: o.grace, closed: make(chan struct{}),
+		rep: newReport(client, kind, o.label, li.Dir(), o.id)}
 }
 
 type runState int

@@ -27,6 +27,7 @@ type options struct {
 	autoRequeue bool                     // a Selector's option
 	onError     func(*Leadership, error) // a Selector's option
 	grace       time.Duration
+	label       string
 }
 
 // WithID sets the participant's id, the data of its node, which every
@@ -59,6 +60,11 @@ func WithAutoRequeue() Option { return func(o *options) { o.autoRequeue = true }
 func WithErrorHandler(handle func(term *Leadership, err error)) Option {
 	return func(o *options) { o.onError = handle }
 }
+
+// WithLabel names the election for the client's hooks (framework.WithHooks):
+// the terms' starts and ends carry the label, which metrics may use where a
+// path, whose number has no bound, may not.
+func WithLabel(label string) Option { return func(o *options) { o.label = label } }
 
 // WithGrace sets how long, at most, the participant keeps an ended term's
 // node in the election while the term's code still runs (DefaultGrace):

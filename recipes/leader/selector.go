@@ -202,6 +202,7 @@ func (s *Selector) awaitQueued(ctx context.Context) bool {
 // the function's error unless it only reports the term's end.
 func (s *Selector) lead(ctx context.Context, hold *locks.Hold) (*Leadership, error) {
 	t := newLeadership(hold, ctx)
+	began := s.m.rep.start(hold)
 	s.mu.Lock()
 	s.term = t
 	s.mu.Unlock()
@@ -213,6 +214,11 @@ func (s *Selector) lead(ctx context.Context, hold *locks.Hold) (*Leadership, err
 		err = nil
 	}
 	t.finish(ErrResigned)
+	cause := t.Err()
+	if err != nil && errors.Is(cause, ErrResigned) {
+		cause = fmt.Errorf("%w: %w", ErrResigned, err) // the function failed
+	}
+	s.m.rep.end(began, cause)
 	if err != nil {
 		s.m.client.Logger().Warn("leader selector: the leadership function failed", "path", s.m.li.Dir(), "node", t.Node(), "err", err)
 	}

@@ -33,6 +33,8 @@ type Hold struct {
 	closing <-chan struct{}    // the client's Done: closed once its Close begins
 	report  report             // tells the client's hooks of its release or loss
 	took    time.Time          // when it was decided
+	own     *nodeWatch         // the node's watch from its creation (AcquireHold), or nil; the monitor's first
+	woke    time.Time          // when the acquire's wait last woke to its watch firing
 
 	mu       sync.Mutex
 	count    int           // acquisitions not yet released (re-entries)
@@ -62,10 +64,17 @@ func newHold(client *framework.Client, path string, onRelease, revoke func(), se
 // Path returns the hold's node.
 func (h *Hold) Path() string { return h.path }
 
+// Woken returns when the acquire that made the hold last woke because the
+// node it waited on went (or changed), or the zero time if the acquire
+// found the lock free without waiting: the moment the participant saw the
+// holder before it let go.
+func (h *Hold) Woken() time.Time { return h.woke }
+
 // Lost returns a channel that is closed if the hold is lost before it is
 // released. The connection is watched from the start; the first call to Lost
 // also watches the hold's node, which costs one request and one goroutine
-// (Release stops it).
+// (Release stops it); a hold from LockInternals.AcquireHold, whose node is
+// watched from its creation, sends no request for it.
 func (h *Hold) Lost() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -179,6 +188,7 @@ func (h *Hold) Release(ctx context.Context) error {
 			<-stopped
 		}
 	}
+	h.own.abandon() // if the monitor did not take it
 	if h.onRelease != nil {
 		h.onRelease()
 	}
@@ -285,8 +295,24 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 	defer close(stopped)
 	sound, cancel := h.sess.Context(ctx)
 	defer cancel()
-	for {
-		data, stat, w, err := h.client.GetW(sound, h.path)
+	for own := h.own; ; own = nil {
+		var (
+			data []byte
+			stat *framework.Stat
+			w    framework.Watch
+			err  error
+		)
+		if own = ownWatch(sound, own); own != nil {
+			// The node's watch from its creation: no request. An exists
+			// that found no node set no watch on it, and leaves a watch on
+			// the name unheard.
+			stat, w = own.stat, own.watch
+			if !own.exists {
+				err = framework.ErrNoNode
+			}
+		} else {
+			data, stat, w, err = h.client.GetW(sound, h.path)
+		}
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -336,6 +362,23 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 			return
 		}
 	}
+}
+
+// ownWatch returns own once its exists has been answered with a watch
+// set, or nil (nil own, an exists that failed, or sound ended first).
+func ownWatch(sound context.Context, own *nodeWatch) *nodeWatch {
+	if own == nil {
+		return nil
+	}
+	select {
+	case <-own.done:
+	case <-sound.Done():
+		return nil
+	}
+	if own.err != nil {
+		return nil
+	}
+	return own
 }
 
 // noteLoss records a loss that lossLocked can see: the client's Close, or

@@ -71,8 +71,8 @@ func (li *LockInternals) SetMaxLeases(n int) error { return li.limit.set(n) }
 // deletes its node and returns ErrBusy. On any error, or when ctx ends, the
 // node is deleted (guaranteed) before Acquire returns.
 func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) {
-	path, _, err := li.acquire(ctx, try)
-	return path, err
+	tk, err := li.acquire(ctx, try, false)
+	return tk.path, err
 }
 
 // AcquireHold is Acquire returning the node's Hold, with the powers the
@@ -80,59 +80,126 @@ func (li *LockInternals) Acquire(ctx context.Context, try bool) (string, error) 
 // a loss. It is not reentrant (that is Mutex's): each call makes a node.
 // A recipe built on a custom driver uses it to keep the loss signal and
 // fencing.
+//
+// Its node is watched from its creation: an exists watch is sent as soon
+// as the create is answered, beside the listing, so the hold's Lost sends
+// nothing when the lock is taken, and the loss of a node deleted by
+// someone else is seen from the watch. That costs one request per node,
+// in the create's round trip, whether or not the node comes to hold.
 func (li *LockInternals) AcquireHold(ctx context.Context, try bool) (*Hold, error) {
 	start := time.Now()
-	path, sess, err := li.acquire(ctx, try)
+	tk, err := li.acquire(ctx, try, true)
 	li.report.acquire(start, err)
 	if err != nil {
 		return nil, err
 	}
-	return newHold(li.client, path, nil, nil, sess, li.report), nil
+	h := newHold(li.client, tk.path, nil, nil, tk.sess, li.report)
+	h.own, h.woke = tk.own, tk.woke
+	return h, nil
 }
 
-// acquire is Acquire for a hold; it also returns the client's Session from
-// before the listing that found the lock held.
-func (li *LockInternals) acquire(ctx context.Context, try bool) (string, *framework.Session, error) {
+// nodeWatch is the exists watch a node is given as soon as its create is
+// answered (AcquireHold): its answer and the watch it set.
+type nodeWatch struct {
+	cancel context.CancelFunc // abandons the exists
+	done   chan struct{}      // closed once the fields below are set
+	exists bool
+	stat   *framework.Stat
+	watch  framework.Watch
+	err    error
+}
+
+// watchNode sends an exists watch on path from a goroutine of its own,
+// which ends once it is answered or abandoned (abandon).
+func watchNode(ctx context.Context, client *framework.Client, path string) *nodeWatch {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &nodeWatch{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		w.exists, w.stat, w.watch, w.err = client.ExistsW(ctx, path)
+	}()
+	return w
+}
+
+// abandon stops the exists and waits for its goroutine; the watch, if it
+// was set, is left to fire unheard.
+func (w *nodeWatch) abandon() {
+	if w != nil {
+		w.cancel()
+		<-w.done
+	}
+}
+
+// taken is what acquire took: the node, the client's Session from before
+// the listing that found the lock held, with watchOwn the node's own watch
+// (see AcquireHold), answered or not (its owner abandons it), and when the
+// wait last woke to its watch firing (zero if it did not wait).
+type taken struct {
+	path string
+	sess *framework.Session
+	own  *nodeWatch
+	woke time.Time
+}
+
+// acquire is Acquire for a hold.
+func (li *LockInternals) acquire(ctx context.Context, try, watchOwn bool) (taken, error) {
 	for recreates := 0; ; recreates++ {
-		ourPath, first, sess, err := li.createAndList(ctx)
+		ourPath, first, sess, own, err := li.createAndList(ctx, watchOwn)
 		if err != nil {
-			return "", nil, err
+			return taken{}, err
 		}
-		held, sess, err := li.wait(ctx, ourPath, try, first, sess)
+		var woke time.Time
+		held, sess, err := li.wait(ctx, ourPath, try, first, sess, &woke)
 		if err == nil && held {
-			return ourPath, sess, nil
+			return taken{path: ourPath, sess: sess, own: own, woke: woke}, nil
 		}
+		own.abandon()
 		li.deleteNode(ctx, ourPath)
 		switch {
 		case errors.Is(err, driver.ErrNodeMissing) && recreates < maxRecreates && ctx.Err() == nil:
 			continue
 		case err == nil:
-			return "", nil, ErrBusy
+			return taken{}, ErrBusy
 		}
-		return "", nil, err
+		return taken{}, err
 	}
 }
 
 // createAndList creates our node through the driver with the lock
 // directory's listing pipelined behind it (see pipelined), and returns the
 // client's Session from before the listing. The listing is nil if it
-// could not be had; it may lack our node, and wait then lists again.
-func (li *LockInternals) createAndList(ctx context.Context) (string, []string, *framework.Session, error) {
-	var sess *framework.Session
-	path, children, _, err := pipelined(ctx, func(ctx context.Context) (string, error) {
-		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
+// could not be had; it may lack our node, and wait then lists again. With
+// watchOwn, an exists watch on the node is sent as soon as the create is
+// answered (watchNode); own is nil if the create failed.
+func (li *LockInternals) createAndList(ctx context.Context, watchOwn bool) (string, []string, *framework.Session, *nodeWatch, error) {
+	var (
+		sess *framework.Session
+		own  *nodeWatch
+	)
+	path, children, _, err := pipelined(ctx, func(cctx context.Context) (string, error) {
+		path, err := li.driver.CreatesTheLock(cctx, li.client, framework.JoinPath(li.dir, li.lockName), li.data)
+		if err == nil && watchOwn {
+			own = watchNode(ctx, li.client, path)
+		}
+		return path, err
 	}, func(ctx context.Context) ([]string, error) {
 		sess = li.client.Session()
 		return li.SortedChildren(ctx)
 	})
-	return path, children, sess, err
+	if err != nil {
+		own.abandon()
+		own = nil
+	}
+	return path, children, sess, own, err
 }
 
 // wait loops until ourPath holds the lock (or, with try, after one look).
 // first, if it holds our node, is a listing to decide from before listing,
 // made during sess. A hold returns the Session from before the listing that
-// decided it: the hold lasts no longer than it.
-func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, sess *framework.Session) (bool, *framework.Session, error) {
+// decided it: the hold lasts no longer than it. woke is set each time the
+// node ahead is seen gone: its watch fired, or it was gone when the watch
+// was to be set.
+func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, first []string, sess *framework.Session, woke *time.Time) (bool, *framework.Session, error) {
 	_, ourName := framework.SplitPath(ourPath)
 	for {
 		children := first
@@ -167,6 +234,7 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 		// sets no watch if the node is already gone.
 		_, _, w, err := li.client.GetW(ctx, framework.JoinPath(li.dir, res.Watch))
 		if errors.Is(err, framework.ErrNoNode) {
+			*woke = time.Now() // the node ahead went before the watch was set
 			continue
 		}
 		if err != nil {
@@ -174,6 +242,11 @@ func (li *LockInternals) wait(ctx context.Context, ourPath string, try bool, fir
 		}
 		if err := li.await(ctx, w, changed); err != nil {
 			return false, nil, err
+		}
+		select {
+		case <-w.Done():
+			*woke = time.Now()
+		default:
 		}
 	}
 }

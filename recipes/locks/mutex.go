@@ -128,7 +128,7 @@ func (m *Mutex) acquireFor(ctx context.Context, try bool, taker uint64) (*Hold, 
 			return nil, ctx.Err()
 		}
 	}
-	path, mark, err := m.li.acquire(ctx, try)
+	tk, err := m.li.acquire(ctx, try, false)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -138,14 +138,15 @@ func (m *Mutex) acquireFor(ctx context.Context, try bool, taker uint64) (*Hold, 
 		return nil, err
 	}
 	var h *Hold
-	h = newHold(m.li.client, path, func() {
+	h = newHold(m.li.client, tk.path, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.holds[owner] == h {
 			delete(m.holds, owner)
 			delete(m.takers, owner)
 		}
-	}, m.revoke, mark, m.li.report)
+	}, m.revoke, tk.sess, m.li.report)
+	h.woke = tk.woke
 	m.holds[owner] = h
 	if taker != 0 {
 		m.takers[owner] = taker
