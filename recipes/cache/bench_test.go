@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -301,15 +300,6 @@ func floorLoad(conn *zk.Conn, root string, inflight int) (int, error) {
 	}
 	wg.Wait()
 	return len(data), failure
-}
-
-// processCPU returns the CPU time this process has used, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // quiet is a go-zookeeper logger that says nothing.

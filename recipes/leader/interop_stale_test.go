@@ -28,7 +28,7 @@ import (
 // checks that the election settles with the Go latch leading.
 func runStaleLatch(t *testing.T, classes string) {
 	begin := time.Now()
-	ctx := ctxT(t)
+	ctx := ctxOutage(t)
 	srv, err := zkharness.NewServer()
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func isStaleClaim(line string) bool {
 // latch joins again behind it, with no double leader.
 func runRevivedGoSession(t *testing.T, classes string) {
 	begin := time.Now()
-	ctx := ctxT(t)
+	ctx := ctxOutage(t)
 	srv, err := zkharness.NewServer()
 	if err != nil {
 		t.Fatal(err)

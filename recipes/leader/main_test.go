@@ -3,6 +3,7 @@ package leader_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipestest"
@@ -23,3 +24,12 @@ func clients(t testing.TB, n int, opts ...framework.Option) []*framework.Client 
 
 // ctxT bounds a test's calls (see recipestest.Context).
 func ctxT(t testing.TB) context.Context { return recipestest.Context(t) }
+
+// ctxOutage bounds the calls of a test that stops a server until a session
+// is given up and waits for it to expire on the restarted server, with
+// JVMs starting beside it: a minute is not enough on a loaded machine.
+func ctxOutage(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -27,22 +27,40 @@ func TestReleaseAfterTheSessionEndedIsALoss(t *testing.T) {
 		{"session", listener.SessionErrorPolicy{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := recipestest.Namespace(t)
-			proxy := recipestest.StartProxy(t, server.Addr())
-			killer := zkharness.NewSessionKiller()
-			c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithErrorPolicy(tc.policy), framework.WithDialer(killer.Dialer(nil)))
-			observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			ctx := ctxT(t)
-			h := holdLock(ctx, t, c)
-			lost := h.Lost()
+			// The holder's Release must begin while its client still thinks
+			// itself connected (a Release begun while suspended does not
+			// wait for the connection, and leaves the delete to the
+			// client): on a machine too slow to see the node go before the
+			// silent client suspends itself, the setup is made again.
+			var (
+				c        *framework.Client
+				h        *locks.Hold
+				proxy    *zkharness.Proxy
+				lost     <-chan struct{}
+				prepared bool
+			)
+			for attempt := 0; attempt < 3 && !prepared; attempt++ {
+				ns := recipestest.Namespace(t)
+				proxy = recipestest.StartProxy(t, server.Addr())
+				killer := zkharness.NewSessionKiller()
+				c = newClientAt(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithErrorPolicy(tc.policy), framework.WithDialer(killer.Dialer(nil)))
+				observer := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+				h = holdLock(ctx, t, c)
+				lost = h.Lost()
 
-			proxy.Blackhole(true) // the holder hears nothing from here on
-			if err := killer.KillAt(ctx, server.Addr()); err != nil {
-				t.Fatal(err)
+				proxy.Blackhole(true) // the holder hears nothing from here on
+				if err := killer.KillAt(ctx, server.Addr()); err != nil {
+					t.Fatal(err)
+				}
+				waitGone(t, observer, h.Path())
+				if err := h.Err(); err != nil {
+					t.Fatalf("the holder knew of the loss before it resumed: %v", err)
+				}
+				prepared = c.State().IsConnected()
 			}
-			waitGone(t, observer, h.Path())
-			if err := h.Err(); err != nil {
-				t.Fatalf("the holder knew of the loss before it resumed: %v", err)
+			if !prepared {
+				t.Fatal("three times the holder's client suspended itself before its node was seen gone")
 			}
 			done := make(chan error, 1)
 			go func() { done <- h.Release(ctx) }()
