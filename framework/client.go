@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -247,6 +248,11 @@ func (c *Client) SessionTimeout() time.Duration {
 
 // ErrorPolicy returns the error policy recipes of this client follow.
 func (c *Client) ErrorPolicy() listener.ErrorPolicy { return c.cfg.errorPolicy }
+
+// DefaultData returns a copy of the data a Create given nil data writes
+// (WithDefaultData; the local IP address by default, as Curator's), for
+// recipes that write it with more of their own.
+func (c *Client) DefaultData() []byte { return bytes.Clone(c.cfg.defaultData) }
 
 // Logger returns the client's logger (it discards everything unless
 // WithLogger was given), for recipes built on the client.

@@ -313,7 +313,7 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (outcome, error) 
 	c := q.cfg.client
 	lock, item := framework.JoinPath(q.cfg.lockPath, name), framework.JoinPath(q.cfg.path, name)
 	_, changed := c.StateChanged()
-	session, got, err := q.lock(ctx, item, lock, lockToken(), c.SessionID())
+	session, got, err := q.lock(ctx, item, lock, lockToken(c), c.SessionID())
 	if got != taken || err != nil {
 		return got, err
 	}
@@ -397,7 +397,9 @@ func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, ses
 	return 0, locked, nil
 }
 
-// lockToken returns the data of a new lock node: random, new at each take,
+// lockToken returns the data of a new lock node: the client's default data
+// (what an operator or a tool reads to learn who holds the item, as
+// Curator's lock node says), a space, and a random token, new at each take,
 // so that a consumer tells the lock node it made from one that another
 // consumer made. The session that owns the node cannot tell them apart:
 // every queue on one client, and an IDQueue's Remove beside its own
@@ -406,7 +408,9 @@ func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, ses
 // Curator never reads a lock node's data (DistributedQueue's
 // processWithLockSafety and DistributedIdQueue's remove, 5.4): Java
 // consumers are not affected.
-func lockToken() []byte { return []byte(crand.Text()) }
+func lockToken(c *framework.Client) []byte {
+	return append(append(c.DefaultData(), ' '), crand.Text()...)
+}
 
 // ownsLock returns the session that owns the lock node if the node holds
 // token as its data and is owned by the client's current session: a node

@@ -97,7 +97,7 @@ func (q *core[T]) tryRemove(ctx context.Context, name string) (bool, error) {
 		}
 		return err == nil, err
 	}
-	lock, token := framework.JoinPath(q.cfg.lockPath, name), lockToken()
+	lock, token := framework.JoinPath(q.cfg.lockPath, name), lockToken(q.cfg.client)
 	session := c.SessionID()
 	_, err := c.Create(ctx, lock, token, framework.WithMode(framework.Ephemeral))
 	switch {
