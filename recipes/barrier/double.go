@@ -162,8 +162,13 @@ func (b *DoubleBarrier) leave(ctx context.Context) error {
 		if i != 0 {
 			watch = kids[0]
 		}
-		ok, _, w, err := b.client.ExistsW(ctx, framework.JoinPath(b.path, watch))
-		if err != nil {
+		// A data watch, not an exists watch: on a node gone already an
+		// exists would leave a watch for its creation, which never comes
+		// (each member's node has a name of its own), on the server and in
+		// the client until the session ends.
+		_, _, w, err := b.client.GetW(ctx, framework.JoinPath(b.path, watch))
+		ok := err == nil
+		if err != nil && !errors.Is(err, framework.ErrNoNode) {
 			return err
 		}
 		if i != 0 && ours {

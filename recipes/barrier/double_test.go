@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
@@ -240,11 +241,11 @@ func TestDoubleBarrierCancelLeavesNothing(t *testing.T) {
 	}
 	cctx, cancel = context.WithCancel(ctx)
 	left := make(chan error, 1)
-	watches := ms[0].wire.RequestsOf(zkharness.OpExists)
+	watches := ms[0].wire.RequestsOf(zkharness.OpGetData)
 	go func() { left <- ms[0].b.Leave(cctx) }()
 	recipestest.Eventually(t, "the Leave to wait on the other's node", func() (bool, string) {
-		n := ms[0].wire.RequestsOf(zkharness.OpExists) - watches
-		return n > 0, fmt.Sprint(n, " exists requests")
+		n := ms[0].wire.RequestsOf(zkharness.OpGetData) - watches
+		return n > 0, fmt.Sprint(n, " getData requests")
 	})
 	cancel()
 	if err := <-left; !errors.Is(err, context.Canceled) {
@@ -298,11 +299,11 @@ func TestDoubleBarrierCancelReturnsWhileBlackholed(t *testing.T) {
 				if err := <-entered; err != nil {
 					t.Fatal(err)
 				}
-				watches := wire.RequestsOf(zkharness.OpExists)
+				watches := wire.RequestsOf(zkharness.OpGetData)
 				go func() { done <- b.Leave(cctx) }() // waits for the other, which does not leave yet
 				recipestest.Eventually(t, "the leaving member to watch the other's node", func() (bool, string) {
-					n := wire.RequestsOf(zkharness.OpExists) - watches
-					return n > 0, fmt.Sprint(n, " exists requests")
+					n := wire.RequestsOf(zkharness.OpGetData) - watches
+					return n > 0, fmt.Sprint(n, " getData requests")
 				})
 			}
 			sess := c.Session() // ends when the client finds the connection suspended
@@ -477,5 +478,35 @@ func TestDoubleBarrierLeaveWithADoneContext(t *testing.T) {
 		if err := ms[1].b.Leave(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Rounds of a group leave no watch behind on the server: a member that
+// waits in Leave for a node gone already sets none (an exists would leave a
+// watch for the node's creation, which never comes, until the session
+// ends).
+func TestDoubleBarrierLeavesNoWatch(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	ctx := ctxT(t)
+	ms := members(t, ns, "/dbl", 3, 3)
+	for range 15 {
+		var wg sync.WaitGroup
+		errs := make([]error, len(ms))
+		for i, m := range ms {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if errs[i] = m.b.Enter(ctx); errs[i] == nil {
+					errs[i] = m.b.Leave(ctx)
+				}
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if left := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/"); len(left) != 0 {
+		t.Fatalf("after 15 rounds, watches left on %v", left)
 	}
 }

@@ -171,12 +171,16 @@ func (q *core[T]) watchHeld(ctx context.Context, st *consuming, held []string) (
 		if _, ok := st.watching[name]; ok {
 			continue
 		}
-		ok, _, w, err := q.cfg.client.ExistsW(ctx, framework.JoinPath(q.cfg.lockPath, name))
+		// A data watch, not an exists watch: on a lock node gone already
+		// an exists would leave a watch for its creation, which never
+		// comes (an item's name is never used again), on the server and in
+		// the client until the session ends.
+		_, _, w, err := q.cfg.client.GetW(ctx, framework.JoinPath(q.cfg.lockPath, name))
+		if errors.Is(err, framework.ErrNoNode) {
+			return true, nil
+		}
 		if err != nil {
 			return false, err
-		}
-		if !ok {
-			return true, nil
 		}
 		st.watching[name] = w
 	}

@@ -146,7 +146,7 @@ func TestReleasedItemIsTakenByAnotherConsumer(t *testing.T) {
 			// node, is answered only once a has let go of x.
 			held := proxy.HoldReply(zkharness.OpMulti)
 			if when == "while watched" {
-				held = proxy.HoldReply(zkharness.OpExists)
+				held = proxy.HoldReply(zkharness.OpGetData)
 			}
 			r := newRecord[string]()
 			startQueue(t, cb, "/q", recorder(r), queue.WithLockPath("/locks"))
@@ -390,4 +390,39 @@ func TestEnsembleLeaderKilled(t *testing.T) {
 		dup += n - 1
 	}
 	t.Logf("%d items, %d delivered more than once", items, dup)
+}
+
+// A lock-safe consumer that goes to watch the lock node of an item another
+// consumer held, and finds it gone already, sets no watch: an exists would
+// leave one for the node's creation, which never comes (an item's name is
+// never used again), until the session ends. One that finds it there
+// watches it, and the watch goes when the node does.
+func TestWatchOfAGoneLockLeavesNoWatch(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	c := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	q := startQueue(t, c, "/q", func(context.Context, string) error { return nil }, queue.WithLockPath("/locks"))
+	gone, err := queue.WatchHeld(ctx, q, "queue-0000000007")
+	if err != nil || !gone {
+		t.Fatalf("watching a lock node that is not there: gone %v, %v; want true", gone, err)
+	}
+	if left := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/locks/"); len(left) != 0 {
+		t.Fatalf("watches left on %v", left)
+	}
+	if _, err := c.Create(ctx, "/locks/queue-0000000008", nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	if gone, err := queue.WatchHeld(ctx, q, "queue-0000000008"); err != nil || gone {
+		t.Fatalf("watching a lock node that is there: gone %v, %v; want false", gone, err)
+	}
+	if left := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/locks/"); len(left) != 1 {
+		t.Fatalf("watches on %v; want the lock node's", left)
+	}
+	if err := c.Delete(ctx, "/locks/queue-0000000008"); err != nil {
+		t.Fatal(err)
+	}
+	recipestest.Eventually(t, "the fired watch to go", func() (bool, string) {
+		left := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/locks/")
+		return len(left) == 0, fmt.Sprint(left)
+	})
 }
