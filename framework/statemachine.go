@@ -163,6 +163,11 @@ func (m *stateMachine) setCause(s listener.ConnectionState, cause string) {
 		m.sess = m.newSession()
 		m.cur.Store(m.sess)
 	}
+	// The Session's id is the session's before the transition is seen:
+	// a caller woken by it reads the Session without m.mu.
+	m.sess.mu.Lock()
+	m.sess.id = m.session
+	m.sess.mu.Unlock()
 	close(m.changed)
 	m.changed = make(chan struct{})
 	m.now.Store(&stateNow{state: s, changed: m.changed})
