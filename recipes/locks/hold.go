@@ -303,9 +303,8 @@ func (h *Hold) monitor(ctx context.Context, stopped chan struct{}) {
 			err  error
 		)
 		if own = ownWatch(sound, own); own != nil {
-			// The node's watch from its creation: no request. An exists
-			// that found no node set no watch on it, and leaves a watch on
-			// the name unheard.
+			// The node's watch from its creation: no request. A read that
+			// found no node set no watch.
 			stat, w = own.stat, own.watch
 			if !own.exists {
 				err = framework.ErrNoNode

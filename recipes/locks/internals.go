@@ -98,10 +98,12 @@ func (li *LockInternals) AcquireHold(ctx context.Context, try bool) (*Hold, erro
 	return h, nil
 }
 
-// nodeWatch is the exists watch a node is given as soon as its create is
-// answered (AcquireHold): its answer and the watch it set.
+// nodeWatch is the data watch a node is given as soon as its create is
+// answered (AcquireHold): its answer and the watch it set. A data watch,
+// not an exists: on a node gone already (its session ended first) an
+// exists would leave a watch for its creation, which never comes.
 type nodeWatch struct {
-	cancel context.CancelFunc // abandons the exists
+	cancel context.CancelFunc // abandons the read
 	done   chan struct{}      // closed once the fields below are set
 	exists bool
 	stat   *framework.Stat
@@ -109,19 +111,23 @@ type nodeWatch struct {
 	err    error
 }
 
-// watchNode sends an exists watch on path from a goroutine of its own,
+// watchNode sends a data watch on path from a goroutine of its own,
 // which ends once it is answered or abandoned (abandon).
 func watchNode(ctx context.Context, client *framework.Client, path string) *nodeWatch {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &nodeWatch{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
-		w.exists, w.stat, w.watch, w.err = client.ExistsW(ctx, path)
+		_, w.stat, w.watch, w.err = client.GetW(ctx, path)
+		w.exists = w.err == nil
+		if errors.Is(w.err, framework.ErrNoNode) {
+			w.err = nil // an answer: the node is gone
+		}
 	}()
 	return w
 }
 
-// abandon stops the exists and waits for its goroutine; the watch, if it
+// abandon stops the read and waits for its goroutine; the watch, if it
 // was set, is left to fire unheard.
 func (w *nodeWatch) abandon() {
 	if w != nil {
