@@ -80,6 +80,7 @@ func Connect(cfg Config) (*Conn, error) {
 		Dialer:      cfg.Dialer,
 		TLS:         cfg.TLS,
 		Timeout:     cfg.Timeout,
+		Handshake:   cfg.SessionTimeout / time.Duration(max(len(cfg.Servers), 1)),
 		OnHandshake: c.onHandshake,
 		Writes:      &c.writes,
 		Reads:       &c.reads,

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,9 @@ type transportConfig struct {
 	Hosts *hostNames
 	// Timeout bounds a TLS handshake and a session's close.
 	Timeout time.Duration
+	// Handshake bounds the wait for a session handshake's answer, from the
+	// dial (0: go-zookeeper's own bound, ten times its read timeout).
+	Handshake time.Duration
 	// OnHandshake is called with every handshake's answer, on go-zookeeper's
 	// receive goroutine; it must not block.
 	OnHandshake func(zkwire.ConnectResponse)
@@ -111,6 +115,9 @@ func (t *transport) dial(network, addr string, timeout time.Duration) (net.Conn,
 	t.latest = tc
 	answered := new(atomic.Bool)
 	watched := &handshakeConn{Conn: tc, answered: answered, failed: func(err error) { t.unanswered(addr, err) }}
+	if t.cfg.Handshake > 0 {
+		watched.deadline = time.Now().Add(t.cfg.Handshake)
+	}
 	return newBufferedConn(zkwire.SniffConn(watched, func(r zkwire.ConnectResponse) {
 		answered.Store(true)
 		t.mu.Lock()
@@ -176,25 +183,47 @@ func (t *transport) dialServer(ctx context.Context, network, addr string, timeou
 }
 
 // unanswered records that the server at addr ended the connection, or it
-// ended, before the session handshake was answered: err is the read's
-// error. A plain client on a TLS port sees this, as the server drops what
-// it cannot read as TLS.
+// ended, before the session handshake was answered, or that the answer did
+// not come within the handshake's bound: err is the read's error. A plain
+// client on a TLS port sees the first, as the server drops what it cannot
+// read as TLS.
 func (t *transport) unanswered(addr string, err error) {
-	hint := ""
-	if t.cfg.TLS == nil {
-		hint = "; if it is a TLS port (secureClientPort), connect with TLS"
+	var failure error
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		failure = fmt.Errorf("%s did not answer the session handshake within %v, so the connection was given up: %w", addr, t.cfg.Handshake, err)
+	case t.cfg.TLS == nil:
+		failure = fmt.Errorf("%s did not answer the session handshake: %w; if it is a TLS port (secureClientPort), connect with TLS", addr, err)
+	default:
+		failure = fmt.Errorf("%s did not answer the session handshake: %w", addr, err)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.dialErr = fmt.Errorf("%s did not answer the session handshake: %w%s", addr, err, hint)
+	t.dialErr = failure
 }
 
 // handshakeConn tells failed when a read fails before the session
-// handshake was answered.
+// handshake was answered, and bounds the wait for that answer by deadline
+// (if set). go-zookeeper's own bound is ten times its read timeout (two
+// thirds of the session timeout): a server that accepts the connection
+// and never answers, as a restarting ZooKeeper now and then does, held a
+// client with a 20 s session for over two minutes. Java's client gives a
+// handshake the session timeout divided by the number of servers, and so
+// does the Conn.
 type handshakeConn struct {
 	net.Conn
 	answered *atomic.Bool
 	failed   func(error)
+	deadline time.Time // zero: go-zookeeper's deadlines stand
+}
+
+// SetReadDeadline sets go-zookeeper's deadline, but none later than the
+// handshake's until it is answered.
+func (c *handshakeConn) SetReadDeadline(t time.Time) error {
+	if !c.deadline.IsZero() && !c.answered.Load() && (t.IsZero() || t.After(c.deadline)) {
+		t = c.deadline
+	}
+	return c.Conn.SetReadDeadline(t)
 }
 
 func (c *handshakeConn) Read(p []byte) (int, error) {

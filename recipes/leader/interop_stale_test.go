@@ -29,7 +29,12 @@ import (
 func runStaleLatch(t *testing.T, classes string) {
 	begin := time.Now()
 	ctx := ctxOutage(t)
-	srv, err := zkharness.NewServer()
+	// The Go latch's session must outlive the outage (Curator's, 2 s, must
+	// not): with the default 4 s a loaded machine's outage ended it too,
+	// and the Go latch joined again behind the Java one, which then led
+	// rightly.
+	const goSession = time.Minute
+	srv, err := zkharness.NewServer(zkharness.WithSessionTimeouts(time.Second, goSession))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +47,7 @@ func runStaleLatch(t *testing.T, classes string) {
 		t.Fatal(err)
 	}
 	java := startJavaMember(t, classes, srv.ConnectString(), ns, "latch", "java-0", rec)
-	g := newGoMember(t, recipestest.NewClient(t, srv.ConnectString(), framework.WithNamespace(ns)), "latch", "go-0", rec)
+	g := newGoMember(t, recipestest.NewClient(t, srv.ConnectString(), framework.WithNamespace(ns), framework.WithSessionTimeout(goSession)), "latch", "go-0", rec)
 	if err := java.awaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +144,14 @@ func isStaleClaim(line string) bool {
 func runRevivedGoSession(t *testing.T, classes string) {
 	begin := time.Now()
 	ctx := ctxOutage(t)
-	srv, err := zkharness.NewServer()
+	// The server's bounds let the Java session have its 20 s: under the
+	// default bounds (at most 20 ticks, 4 s) a loaded machine's outage
+	// outlasted it, and Curator 5.4 then led with a stale node
+	// (CURATOR-696), which is runStaleLatch's case, not this one's. (Not
+	// longer: a client waits up to a session timeout for a handshake the
+	// restarted server does not answer, which happens now and then.)
+	const longSession = 20 * time.Second
+	srv, err := zkharness.NewServer(zkharness.WithSessionTimeouts(time.Second, longSession))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +163,7 @@ func runRevivedGoSession(t *testing.T, classes string) {
 	if _, err := e.admin.Create(ctx, interopMarkerDir, nil); err != nil {
 		t.Fatal(err)
 	}
-	java := startJavaMemberSession(t, classes, srv.ConnectString(), ns, "latch", "java-0", 20*time.Second, rec)
+	java := startJavaMemberSession(t, classes, srv.ConnectString(), ns, "latch", "java-0", longSession, rec)
 	c := recipestest.NewClient(t, srv.ConnectString(), framework.WithNamespace(ns), framework.WithSessionTimeout(1500*time.Millisecond))
 	g := newGoMember(t, c, "latch", "go-0", rec)
 	g.join(t)
@@ -170,6 +182,7 @@ func runRevivedGoSession(t *testing.T, classes string) {
 	e.settle(t, "the Go latch leading, the Java one behind it")
 	oldSession := c.SessionID()
 
+	stopped := time.Now()
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -187,18 +200,47 @@ func runRevivedGoSession(t *testing.T, classes string) {
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	e.queue = []interopPeer{java, g}
-	e.settle(t, "the Java latch leading, the Go one behind it with a new session")
+	t.Logf("the server was back after %v", time.Since(stopped).Round(time.Millisecond))
+
+	// The Java latch leads, on its own session's node: unless Curator gave
+	// its session up too. The restarted server now and then accepts a
+	// connection and never answers its handshake; Java's client waits a
+	// session timeout for the answer, and Curator then starts a new session
+	// (LOST) and leads with its old node (CURATOR-696), the Java side's
+	// fault, counted apart as in runStaleLatch.
+	claim, err := java.awaitEvent(ctx, "leadership", func(l string) bool { return strings.HasPrefix(l, "LEADING ") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	javaLost := isStaleClaim(claim)
+	if javaLost {
+		t.Logf("the Java latch lost its session too and led with its old node (CURATOR-696): %s", claim)
+		if _, err := java.call(ctx, "CLOSE"); err != nil {
+			t.Fatal(err)
+		}
+		e.queue = []interopPeer{g}
+		e.settle(t, "the Go latch leading with a new session")
+	} else {
+		e.queue = []interopPeer{java, g}
+		e.settle(t, "the Java latch leading, the Go one behind it with a new session")
+	}
 	if c.SessionID() == oldSession {
 		t.Fatalf("the Go client still has its revived session %#x", oldSession)
 	}
 
 	failures, javaCaused, stale, bad := rec.verdict(func(id string) bool { return strings.HasPrefix(id, "java-") })
-	for _, s := range append(bad, stale...) {
-		t.Errorf("unexpected: %s", s)
+	for _, s := range bad {
+		t.Errorf("unreadable report: %s", s)
 	}
-	for _, s := range firstFew(append(failures, javaCaused...)) {
+	apart := len(javaCaused)
+	if !javaLost { // then the Java side had nothing to get wrong
+		for _, s := range stale {
+			t.Errorf("unexpected: %s", s)
+		}
+		failures, apart = append(failures, javaCaused...), 0
+	}
+	for _, s := range firstFew(failures) {
 		t.Errorf("double leader %s", s)
 	}
-	t.Logf("revived Go session: %d double leaders; %v in all", len(failures)+len(javaCaused), time.Since(begin).Round(time.Millisecond))
+	t.Logf("revived Go session: %d double leaders failing the test, %d of Curator's counted apart; %v in all", len(failures), apart, time.Since(begin).Round(time.Millisecond))
 }

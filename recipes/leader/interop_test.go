@@ -2,6 +2,7 @@ package leader_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -269,6 +270,9 @@ func (n electionNode) String() string { return fmt.Sprintf("%s=%s@%#x", n.name, 
 // nodes reads the election's nodes in Curator's order.
 func (e *interopElection) nodes(ctx context.Context) ([]electionNode, error) {
 	names, _, err := e.admin.Children(ctx, interopElectionPath)
+	if errors.Is(err, framework.ErrNoNode) {
+		return nil, nil // the container, reaped once empty
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +294,6 @@ func (e *interopElection) nodes(ctx context.Context) ([]electionNode, error) {
 // learn of a change each on its own watch.
 func (e *interopElection) settle(t *testing.T, what string) {
 	t.Helper()
-	ctx := ctxT(t)
 	var want []string
 	for i, m := range e.queue {
 		id := m.ID()
@@ -306,6 +309,10 @@ func (e *interopElection) settle(t *testing.T, what string) {
 	}
 	var views map[string]peerView
 	recipestest.Eventually(t, what+" to be "+fmt.Sprintf("%q", wantList)+" everywhere", func() (bool, string) {
+		// Each look has a bound of its own, so that the last one, which
+		// the failure message shows, saw the election, not an ended ctx.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
 		nodes, err := e.nodes(ctx)
 		if err != nil {
 			return false, "reading the election: " + err.Error()
