@@ -3,7 +3,9 @@
 // the OpenTelemetry adapter (gocurator+otel) and with the Prometheus adapter
 // (gocurator+prometheus), in one run with the floor, each row paired round
 // by round with the floor and with the plain client. --hooks otel-metrics
-// adds a row with the OpenTelemetry adapter's metrics alone (no span).
+// adds a row with the OpenTelemetry adapter's metrics alone (no span), and
+// otel-sampled one whose TracerProvider samples 1 trace in 100
+// (sdktrace.TraceIDRatioBased(0.01)), as a busy service's would.
 //
 //	cd cmd/bench/hooks && go run . --rounds 15 --duration 45s --fsync=false
 //
@@ -37,6 +39,8 @@ import (
 func main() {
 	meters := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(discard{}, sdkmetric.WithInterval(10*time.Second))))
 	tracers := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	sampled := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()),
+		sdktrace.WithSampler(sdktrace.TraceIDRatioBased(0.01)))
 	reg := prom.NewRegistry()
 	go func() { // the process's lifetime
 		for range time.Tick(10 * time.Second) {
@@ -50,6 +54,9 @@ func main() {
 			}},
 			{Name: "otel-metrics", New: func() (any, error) { // the metrics alone, no span
 				return curatorotel.New(curatorotel.WithMeterProvider(meters), curatorotel.WithTracerProvider(tracers), curatorotel.WithSpans())
+			}},
+			{Name: "otel-sampled", New: func() (any, error) { // spans sampled as a busy service would: 1 in 100
+				return curatorotel.New(curatorotel.WithMeterProvider(meters), curatorotel.WithTracerProvider(sampled))
 			}},
 			{Name: "prometheus", New: func() (any, error) { return curatorprom.New(reg) }},
 		},
