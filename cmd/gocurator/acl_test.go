@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -64,12 +65,28 @@ func TestSharedLockKeepsAnonymousClientsOut(t *testing.T) {
 		t.Fatalf("lease node %q", lease)
 	}
 	waiter := b.start("W", b.env(append(b.helper("gate", "W", "slot"), digest)...), "lock", "--shared", "1", "--id", "W", "/secure/sem", "--", self)
-	b.waitNodes(anon, 1, "/secure/sem/locks")
-	kids, _, err := anon.Children(b.ctx, "/secure/sem/locks")
-	if err != nil || len(kids) != 1 {
-		t.Fatalf("the waiter's node: %v %v", kids, err)
-	}
-	waiting := "/secure/sem/locks/" + kids[0]
+	// The waiter waits holding the semaphore's lock, with its lease made:
+	// one node in locks, two in leases. Its first, quick try made a lock
+	// node, and a lease in the transaction that deleted that node, and
+	// gave the lease back, the leases being out: so the leases are read
+	// first, and a lock node seen after two leases is the one it waits
+	// with.
+	var waiting string
+	recipestest.Eventually(t, "the waiter waiting, its lock node and its lease made", func() (bool, string) {
+		leased, _, err := anon.Children(b.ctx, "/secure/sem/leases")
+		if err != nil {
+			return false, err.Error()
+		}
+		locked, _, err := anon.Children(b.ctx, "/secure/sem/locks")
+		if err != nil {
+			return false, err.Error()
+		}
+		if len(locked) != 1 || len(leased) != 2 {
+			return false, fmt.Sprintf("locks %v, leases %v", locked, leased)
+		}
+		waiting = "/secure/sem/locks/" + locked[0]
+		return true, ""
+	})
 	checkACL(t, b, owner, wantCreatorACL(), "/secure/sem", "/secure/sem/leases", "/secure/sem/locks", lease, waiting)
 	for _, node := range []string{lease, waiting} {
 		if err := anon.Delete(b.ctx, node); !errors.Is(err, framework.ErrNoAuth) {
