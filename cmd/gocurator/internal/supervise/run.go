@@ -63,7 +63,10 @@ func (g *Group) Supervise(w Watch) Result {
 				g.Signal(s)
 			}
 		case <-w.Lost:
-			r := Result{Lost: true, Killed: g.Stop(grace(w))}
+			// The command may have exited too, and the select chosen the
+			// loss: members still running then outlived it.
+			leftovers := isClosed(g.Exited()) && !isClosed(g.Empty())
+			r := Result{Lost: true, Leftovers: leftovers, Killed: g.Stop(grace(w))}
 			<-g.Exited()
 			r.Status = g.Status()
 			return r
@@ -88,4 +91,14 @@ func grace(w Watch) time.Duration {
 		return 0
 	}
 	return max(w.Grace(), 0)
+}
+
+// isClosed reports whether ch is closed (false for a nil ch).
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
