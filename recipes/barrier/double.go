@@ -79,6 +79,11 @@ func (b *DoubleBarrier) enter(ctx context.Context) error {
 		return nil
 	}
 	kids, _, err := b.client.Children(ctx, b.path)
+	if errors.Is(err, framework.ErrNoNode) || err == nil && !slices.Contains(kids, b.name) {
+		// Listed after our create: our node is gone, our session with it
+		// (and the emptied directory too, the server having reaped it).
+		return fmt.Errorf("double barrier %s: entering: %w: %s is gone", b.path, ErrMemberLost, b.name)
+	}
 	if err != nil {
 		return err
 	}

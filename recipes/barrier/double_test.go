@@ -343,7 +343,7 @@ func TestDoubleBarrierSessionExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	if e := <-out; !errors.Is(e.err, barrier.ErrMemberLost) {
-		t.Fatalf("Enter across a session expiry: %+v; want ErrMemberLost", e)
+		t.Fatalf("Enter across a session expiry: %v (members %d, ready %v); want ErrMemberLost", e.err, e.members, e.ready)
 	}
 	if names, _ := view(t, ms[1].c, "/dbl"); len(names) != 0 {
 		t.Fatalf("after the expiry: members %v", names)
