@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -102,9 +103,15 @@ func startJavaPeer(t *testing.T, waitForQueue bool, args ...string) *javaPeer {
 	return p
 }
 
+// peerLimit bounds the wait for a Curator peer's cycles: a JVM with the
+// C1 compiler alone, on a loaded machine, took over a minute.
+const peerLimit = 3 * time.Minute
+
 // wait waits for the peer's DONE line and fails t on a violation.
 func (p *javaPeer) wait(t *testing.T) {
 	t.Helper()
+	timeout := time.NewTimer(peerLimit)
+	defer timeout.Stop()
 	select {
 	case line := <-p.done:
 		if line != "DONE violations=0" {
@@ -112,8 +119,10 @@ func (p *javaPeer) wait(t *testing.T) {
 			defer p.mu.Unlock()
 			t.Fatalf("Curator peer: %s\n%s", line, p.output.String())
 		}
-	case <-ctxT(t).Done():
-		t.Fatal("Curator peer did not finish")
+	case <-timeout.C:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		t.Fatalf("Curator peer did not finish in %v; it printed:\n%s", peerLimit, p.output.String())
 	}
 }
 
