@@ -177,6 +177,12 @@ func runInteropElection(t *testing.T, classes string, tc interopCase) {
 		step := time.Now()
 		switch m := e.queue[0].(type) {
 		case *javaMember:
+			// Its claim, which the verdict checks, comes from Curator's
+			// listener, after hasLeadership already said so (a kill must
+			// not come between).
+			if _, err := m.awaitEvent(ctx, "its claim of leadership", func(l string) bool { return strings.HasPrefix(l, "LEADING ") }); err != nil {
+				t.Fatal(err)
+			}
 			switch d.how {
 			case "close":
 				if err := m.closeRecipe(ctx); err != nil {
