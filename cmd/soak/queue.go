@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocurator/curator/recipes/queue"
@@ -22,10 +23,11 @@ func (s *soak) queuePart() part {
 	path, lockPath := "/soak/queue", "/soak/queue-locks"
 	log := newItemLog(len(s.clients))
 	var (
-		t     tally
-		quiet = make(chan struct{}) // settle: the producers stop
-		mu    sync.Mutex
-		qs    []*queue.Queue[string]
+		t       tally
+		quiet   = make(chan struct{}) // settle: the producers stop
+		putting atomic.Int64          // Puts under way, counted before quiet is looked at
+		mu      sync.Mutex
+		qs      []*queue.Queue[string]
 	)
 	consume := func(ctx context.Context, item string) error {
 		if ctx.Err() != nil {
@@ -63,10 +65,13 @@ func (s *soak) queuePart() part {
 				qs = append(qs, q)
 				mu.Unlock()
 				for n := 0; ; n++ {
+					putting.Add(1)
 					select {
 					case <-ctx.Done():
+						putting.Add(-1)
 						return
 					case <-quiet:
+						putting.Add(-1)
 						return
 					default:
 					}
@@ -74,6 +79,7 @@ func (s *soak) queuePart() part {
 					err := q.Put(pctx, fmt.Sprintf("c%d-%d", i, n))
 					cancel()
 					log.put(i, n, err == nil)
+					putting.Add(-1)
 					if err != nil {
 						t.add("put errors", 1)
 					} else {
@@ -86,6 +92,13 @@ func (s *soak) queuePart() part {
 		settle: func(ctx context.Context) {
 			close(quiet)
 			deadline := time.Now().Add(s.cfg.settle)
+			// A Put under way when the producers were told to stop may
+			// make its item after the queue was first seen empty: wait
+			// for the Puts to return before judging the drain (a put
+			// whose item the consumers never saw was counted lost).
+			for putting.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+				time.Sleep(10 * time.Millisecond)
+			}
 			for {
 				cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 				kids, _, err := s.admin.Children(cctx, path)
