@@ -14,9 +14,9 @@ import (
 type conn interface {
 	Create(ctx context.Context, r zkconn.CreateRequest) (string, error)
 	Delete(ctx context.Context, path string, version int32) error
-	Exists(ctx context.Context, path string, watch bool) (bool, *zkconn.Stat, *zkconn.Watch, error)
-	Get(ctx context.Context, path string, watch bool) ([]byte, *zkconn.Stat, *zkconn.Watch, error)
-	Children(ctx context.Context, path string, watch bool) ([]string, *zkconn.Stat, *zkconn.Watch, error)
+	Exists(ctx context.Context, path string, watch zkconn.WatchMode) (bool, *zkconn.Stat, *zkconn.Watch, error)
+	Get(ctx context.Context, path string, watch zkconn.WatchMode) ([]byte, *zkconn.Stat, *zkconn.Watch, error)
+	Children(ctx context.Context, path string, watch zkconn.WatchMode) ([]string, *zkconn.Stat, *zkconn.Watch, error)
 	Set(ctx context.Context, path string, data []byte, version int32) (*zkconn.Stat, error)
 	GetACL(ctx context.Context, path string) ([]zkconn.ACL, *zkconn.Stat, error)
 	SetACL(ctx context.Context, path string, acl []zkconn.ACL, version int32) (*zkconn.Stat, error)

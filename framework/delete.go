@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/retry"
 )
 
@@ -78,7 +79,7 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 
 // deleteChildren deletes everything below full, depth first.
 func (c *Client) deleteChildren(ctx context.Context, conn conn, full string) error {
-	children, _, _, err := conn.Children(ctx, full, false)
+	children, _, _, err := conn.Children(ctx, full, zkconn.NoWatch)
 	if errors.Is(err, ErrNoNode) {
 		return nil
 	}

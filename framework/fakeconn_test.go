@@ -235,7 +235,7 @@ func (f *fakeConn) Delete(ctx context.Context, path string, version int32) error
 	return err
 }
 
-func (f *fakeConn) Exists(ctx context.Context, path string, watch bool) (bool, *zkconn.Stat, *zkconn.Watch, error) {
+func (f *fakeConn) Exists(ctx context.Context, path string, watch zkconn.WatchMode) (bool, *zkconn.Stat, *zkconn.Watch, error) {
 	st, err := do(f, ctx, "exists", path, func() (*zkconn.Stat, error) {
 		if n, ok := f.nodes[path]; ok {
 			return f.stat(n), nil
@@ -245,7 +245,7 @@ func (f *fakeConn) Exists(ctx context.Context, path string, watch bool) (bool, *
 	return st != nil, st, nil, err
 }
 
-func (f *fakeConn) Get(ctx context.Context, path string, watch bool) ([]byte, *zkconn.Stat, *zkconn.Watch, error) {
+func (f *fakeConn) Get(ctx context.Context, path string, watch zkconn.WatchMode) ([]byte, *zkconn.Stat, *zkconn.Watch, error) {
 	n, err := do(f, ctx, "get", path, func() (*fakeNode, error) {
 		if n, ok := f.nodes[path]; ok {
 			return n, nil
@@ -258,7 +258,7 @@ func (f *fakeConn) Get(ctx context.Context, path string, watch bool) ([]byte, *z
 	return n.data, f.stat(n), nil, nil
 }
 
-func (f *fakeConn) Children(ctx context.Context, path string, watch bool) ([]string, *zkconn.Stat, *zkconn.Watch, error) {
+func (f *fakeConn) Children(ctx context.Context, path string, watch zkconn.WatchMode) ([]string, *zkconn.Stat, *zkconn.Watch, error) {
 	kids, err := do(f, ctx, "children", path, func() ([]string, error) {
 		if _, ok := f.nodes[path]; !ok {
 			return nil, zkerr.NoNode

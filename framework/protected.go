@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/gocurator/curator/internal/zkconn"
 )
 
 // ProtectedPrefix starts the name of every protected node: _c_<uuid>-<name>.
@@ -89,7 +91,7 @@ func (c *Client) findProtected(ctx context.Context, conn conn, parent, id string
 	err := conn.Sync(ctx, parent)
 	var children []string
 	if err == nil {
-		children, _, _, err = conn.Children(ctx, parent, false)
+		children, _, _, err = conn.Children(ctx, parent, zkconn.NoWatch)
 	}
 	if errors.Is(err, ErrNoNode) {
 		return "", nil
@@ -106,7 +108,7 @@ func (c *Client) findProtected(ctx context.Context, conn conn, parent, id string
 		if !mode.IsEphemeral() {
 			return found, nil
 		}
-		ok, stat, _, err := conn.Exists(ctx, found, false)
+		ok, stat, _, err := conn.Exists(ctx, found, zkconn.NoWatch)
 		if err != nil {
 			return "", err
 		}

@@ -39,18 +39,26 @@ type node struct {
 // Exists reports whether a node exists, with its stat if it does; a missing
 // node's stat is nil, as Curator's checkExists returns null.
 func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
-	n, err := c.exists(ctx, path, false)
+	n, err := c.exists(ctx, path, zkconn.NoWatch)
 	return n.ok, n.stat, err
 }
 
 // ExistsW is Exists that also sets a watch, which fires when the node is
 // created, deleted or its data changes.
 func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, Watch, error) {
-	n, err := c.exists(ctx, path, true)
+	n, err := c.exists(ctx, path, zkconn.Watched)
 	return n.ok, n.stat, c.watchOf(n, path), err
 }
 
-func (c *Client) exists(ctx context.Context, path string, watch bool) (node, error) {
+// ExistsWatched is ExistsW for a watch listener (AddWatchListener): it sets
+// the same watch, but keeps no Watch value for it, so its notification
+// reaches only the watch listeners.
+func (c *Client) ExistsWatched(ctx context.Context, path string) (bool, *Stat, error) {
+	n, err := c.exists(ctx, path, zkconn.Listened)
+	return n.ok, n.stat, err
+}
+
+func (c *Client) exists(ctx context.Context, path string, watch zkconn.WatchMode) (node, error) {
 	return singleRequest(ctx, c, "exists", path, func(ctx context.Context, conn conn, full string) (node, error) {
 		ok, stat, w, err := conn.Exists(ctx, full, watch)
 		return node{ok: ok, stat: statOf(stat), watch: w}, err
@@ -59,18 +67,28 @@ func (c *Client) exists(ctx context.Context, path string, watch bool) (node, err
 
 // Get returns a node's data and stat.
 func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
-	n, err := c.get(ctx, path, false)
+	n, err := c.get(ctx, path, zkconn.NoWatch)
 	return n.data, n.stat, err
 }
 
 // GetW is Get that also sets a watch, which fires when the node's data
 // changes or the node is deleted.
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, Watch, error) {
-	n, err := c.get(ctx, path, true)
+	n, err := c.get(ctx, path, zkconn.Watched)
 	return n.data, n.stat, c.watchOf(n, path), err
 }
 
-func (c *Client) get(ctx context.Context, path string, watch bool) (node, error) {
+// GetWatched is GetW for a watch listener (AddWatchListener): it sets the
+// same watch, but keeps no Watch value for it, so its notification reaches
+// only the watch listeners. A recipe that watches many nodes saves the
+// Watch's memory: the client then keeps, per watched path, one small
+// entry that tells it to set the watches again after a reconnect.
+func (c *Client) GetWatched(ctx context.Context, path string) ([]byte, *Stat, error) {
+	n, err := c.get(ctx, path, zkconn.Listened)
+	return n.data, n.stat, err
+}
+
+func (c *Client) get(ctx context.Context, path string, watch zkconn.WatchMode) (node, error) {
 	return singleRequest(ctx, c, "get", path, func(ctx context.Context, conn conn, full string) (node, error) {
 		data, stat, w, err := conn.Get(ctx, full, watch)
 		return node{data: data, stat: statOf(stat), watch: w}, err
@@ -79,18 +97,26 @@ func (c *Client) get(ctx context.Context, path string, watch bool) (node, error)
 
 // Children returns the names of a node's children, in no particular order.
 func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, error) {
-	n, err := c.children(ctx, path, false)
+	n, err := c.children(ctx, path, zkconn.NoWatch)
 	return n.children, n.stat, err
 }
 
 // ChildrenW is Children that also sets a watch, which fires when a child is
 // added or removed or the node is deleted.
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, Watch, error) {
-	n, err := c.children(ctx, path, true)
+	n, err := c.children(ctx, path, zkconn.Watched)
 	return n.children, n.stat, c.watchOf(n, path), err
 }
 
-func (c *Client) children(ctx context.Context, path string, watch bool) (node, error) {
+// ChildrenWatched is ChildrenW for a watch listener (AddWatchListener): it
+// sets the same watch, but keeps no Watch value for it, so its
+// notification reaches only the watch listeners.
+func (c *Client) ChildrenWatched(ctx context.Context, path string) ([]string, *Stat, error) {
+	n, err := c.children(ctx, path, zkconn.Listened)
+	return n.children, n.stat, err
+}
+
+func (c *Client) children(ctx context.Context, path string, watch zkconn.WatchMode) (node, error) {
 	return singleRequest(ctx, c, "children", path, func(ctx context.Context, conn conn, full string) (node, error) {
 		children, stat, w, err := conn.Children(ctx, full, watch)
 		return node{children: children, stat: statOf(stat), watch: w}, err

@@ -18,8 +18,25 @@ import (
 // -race this is what made go-zookeeper v1.0.4 report a data race between
 // building its setWatches request and reading replies (its lastZxid); the
 // client holds replies back until setWatches is written. Each reconnect
-// must also keep the watches: a change after it still fires one.
+// must also keep the watches: a change after it still fires one. The
+// watches are set once with GetW and once with GetWatched, which keeps no
+// Watch value but must still tell the client to hold the replies.
 func TestReconnectWithManyWatchesUnderLoad(t *testing.T) {
+	t.Run("GetW", func(t *testing.T) {
+		reconnectWithManyWatches(t, func(ctx context.Context, c *framework.Client, p string) error {
+			_, _, _, err := c.GetW(ctx, p)
+			return err
+		})
+	})
+	t.Run("GetWatched", func(t *testing.T) {
+		reconnectWithManyWatches(t, func(ctx context.Context, c *framework.Client, p string) error {
+			_, _, err := c.GetWatched(ctx, p)
+			return err
+		})
+	})
+}
+
+func reconnectWithManyWatches(t *testing.T, watch func(context.Context, *framework.Client, string) error) {
 	const watches, reconnects = 3000, 5
 	proxy := recipestest.StartProxy(t, server.Addr())
 	ns := framework.WithNamespace(recipestest.Namespace(t))
@@ -35,8 +52,7 @@ func TestReconnectWithManyWatchesUnderLoad(t *testing.T) {
 			if _, err := w.Create(gctx, p, nil, framework.WithParents()); err != nil {
 				return err
 			}
-			_, _, _, err := c.GetW(gctx, p)
-			return err
+			return watch(gctx, c, p)
 		})
 	}
 	if err := g.Wait(); err != nil {

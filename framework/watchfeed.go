@@ -75,11 +75,12 @@ func (f *watchFeed) deliver(ns namespace, ev zkconn.Event) {
 // AddWatchListener registers fn to receive every watch notification that
 // this client's connection receives for path or a path below it: the
 // notifications of watches set through this client (ExistsW, GetW,
-// ChildrenW) by anyone, each once, in the order the server sent them and
-// before any reply the server sent after them. It is how a recipe that
-// watches many nodes (a tree cache) learns of changes without a goroutine
-// per watch: it sets the watches, abandons the returned Watch values, and
-// reads the notifications here.
+// ChildrenW, and ExistsWatched, GetWatched, ChildrenWatched) by anyone,
+// each once, in the order the server sent them and before any reply the
+// server sent after them. It is how a recipe that watches many nodes (a
+// tree cache) learns of changes without a goroutine per watch: it sets the
+// watches with the Watched reads, which keep no Watch value, and reads the
+// notifications here.
 //
 // fn runs on one of go-zookeeper's goroutines (the receive loop for
 // notifications): it must return at once, must not block and must not call

@@ -71,34 +71,32 @@ func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
 }
 
 // Exists reports whether a node exists, with its stat if it does, and
-// with watch set, a watch that fires when it is created, deleted, or its
-// data changes.
-func (c *Conn) Exists(ctx context.Context, path string, watch bool) (bool, *Stat, *Watch, error) {
+// with a watch (see WatchMode), a watch that fires when it is created,
+// deleted, or its data changes.
+func (c *Conn) Exists(ctx context.Context, path string, watch WatchMode) (bool, *Stat, *Watch, error) {
 	var (
 		ok   bool
 		stat *zk.Stat
 		w    *Watch
 	)
 	err := c.call(ctx, request{"exists", path, requestFrame + strSize(path) + 1}, func() (int, error) {
-		if !watch {
-			var err error
+		var err error
+		if watch == NoWatch {
 			ok, stat, err = c.zk.Exists(path)
 			return existsReply(ok, err), c.errOf(err)
 		}
-		pending := c.watches.pending(path)
-		var zch <-chan zk.Event
-		var err error
-		ok, stat, zch, err = c.zk.ExistsW(path)
+		w, err = c.watches.watching(path, watch, func() (<-chan zk.Event, watchKind, error) {
+			var zch <-chan zk.Event
+			var err error
+			ok, stat, zch, err = c.zk.ExistsW(path)
+			if ok {
+				return zch, kindData, err
+			}
+			return zch, kindExist, err
+		})
 		if err != nil {
-			c.watches.drop(pending)
 			return replySize(0, err), c.errOf(err)
 		}
-		kind := kindExist
-		if ok {
-			kind = kindData
-		}
-		c.watches.confirm(pending, kind, zch)
-		w = pending
 		return existsReply(ok, nil), nil
 	}, nil)
 	switch {
@@ -110,9 +108,9 @@ func (c *Conn) Exists(ctx context.Context, path string, watch bool) (bool, *Stat
 	return true, statOf(stat), w, nil
 }
 
-// Get returns a node's data and stat, and with watch set, a watch that fires
-// when its data changes or it is deleted.
-func (c *Conn) Get(ctx context.Context, path string, watch bool) ([]byte, *Stat, *Watch, error) {
+// Get returns a node's data and stat, and with a watch (see WatchMode), a
+// watch that fires when its data changes or it is deleted.
+func (c *Conn) Get(ctx context.Context, path string, watch WatchMode) ([]byte, *Stat, *Watch, error) {
 	var (
 		data []byte
 		stat *zk.Stat
@@ -120,22 +118,18 @@ func (c *Conn) Get(ctx context.Context, path string, watch bool) ([]byte, *Stat,
 	)
 	err := c.call(ctx, request{"getData", path, requestFrame + strSize(path) + 1}, func() (int, error) {
 		var err error
-		if !watch {
+		if watch == NoWatch {
 			data, stat, err = c.zk.Get(path)
-			err = c.errOf(err)
-			return replySize(bufSize(data)+statSize, err), err
+		} else {
+			w, err = c.watches.watching(path, watch, func() (<-chan zk.Event, watchKind, error) {
+				var zch <-chan zk.Event
+				var err error
+				data, stat, zch, err = c.zk.GetW(path)
+				return zch, kindData, err
+			})
 		}
-		pending := c.watches.pending(path)
-		var zch <-chan zk.Event
-		data, stat, zch, err = c.zk.GetW(path)
-		if err != nil {
-			c.watches.drop(pending)
-			err = c.errOf(err)
-			return replySize(0, err), err
-		}
-		c.watches.confirm(pending, kindData, zch)
-		w = pending
-		return replySize(bufSize(data)+statSize, nil), nil
+		err = c.errOf(err)
+		return replySize(bufSize(data)+statSize, err), err
 	}, nil)
 	if err != nil {
 		return nil, nil, nil, err
@@ -143,9 +137,10 @@ func (c *Conn) Get(ctx context.Context, path string, watch bool) ([]byte, *Stat,
 	return data, statOf(stat), w, nil
 }
 
-// Children returns the names of a node's children, and with watch set, a
-// watch that fires when a child is added or removed or the node is deleted.
-func (c *Conn) Children(ctx context.Context, path string, watch bool) ([]string, *Stat, *Watch, error) {
+// Children returns the names of a node's children, and with a watch (see
+// WatchMode), a watch that fires when a child is added or removed or the
+// node is deleted.
+func (c *Conn) Children(ctx context.Context, path string, watch WatchMode) ([]string, *Stat, *Watch, error) {
 	var (
 		children []string
 		stat     *zk.Stat
@@ -153,22 +148,18 @@ func (c *Conn) Children(ctx context.Context, path string, watch bool) ([]string,
 	)
 	err := c.call(ctx, request{"getChildren", path, requestFrame + strSize(path) + 1}, func() (int, error) {
 		var err error
-		if !watch {
+		if watch == NoWatch {
 			children, stat, err = c.zk.Children(path)
-			err = c.errOf(err)
-			return replySize(listSize(children)+statSize, err), err
+		} else {
+			w, err = c.watches.watching(path, watch, func() (<-chan zk.Event, watchKind, error) {
+				var zch <-chan zk.Event
+				var err error
+				children, stat, zch, err = c.zk.ChildrenW(path)
+				return zch, kindChild, err
+			})
 		}
-		pending := c.watches.pending(path)
-		var zch <-chan zk.Event
-		children, stat, zch, err = c.zk.ChildrenW(path)
-		if err != nil {
-			c.watches.drop(pending)
-			err = c.errOf(err)
-			return replySize(0, err), err
-		}
-		c.watches.confirm(pending, kindChild, zch)
-		w = pending
-		return replySize(listSize(children)+statSize, nil), nil
+		err = c.errOf(err)
+		return replySize(listSize(children)+statSize, err), err
 	}, nil)
 	if err != nil {
 		return nil, nil, nil, err

@@ -30,6 +30,16 @@ type Watch struct {
 
 type watchKind uint8
 
+// WatchMode says whether a read sets a watch, and who hears it fire.
+type WatchMode uint8
+
+// The watch modes.
+const (
+	NoWatch  WatchMode = iota // the read sets no watch
+	Watched                   // a watch, returned as a *Watch; Config.OnWatch hears it too
+	Listened                  // a watch that only Config.OnWatch hears: no *Watch is kept for it
+)
+
 // go-zookeeper's kinds of watch: a notification fires the kinds its type
 // names (conn.go's notifyWatches).
 const (
@@ -75,9 +85,61 @@ type watchTable struct {
 	clock   *readClock
 	closing <-chan struct{} // closed when the Conn closes: no wait on the clock outlives it
 
-	mu    sync.Mutex
-	paths map[string][]*Watch
-	set   int // watches in watchSet
+	mu       sync.Mutex
+	paths    map[string][]*Watch
+	set      int                  // watches in watchSet
+	listened map[string]watchBits // the kinds of Listened watches go-zookeeper holds, by path
+}
+
+// watchBits is a set of watch kinds, a bit for each.
+type watchBits uint8
+
+func (k watchKind) bit() watchBits { return 1 << k }
+
+// watching runs read, a go-zookeeper call that sets a watch on path if it
+// succeeds, and reports the watch as mode asks: a Watched one as a *Watch,
+// a Listened one in the table's listened set only, which costs a map
+// entry per path rather than a Watch per watch.
+func (t *watchTable) watching(path string, mode WatchMode, read func() (<-chan zk.Event, watchKind, error)) (*Watch, error) {
+	if mode == Listened {
+		zch, kind, err := read()
+		if err == nil {
+			t.listen(path, kind, zch)
+		}
+		return nil, err
+	}
+	w := t.pending(path)
+	zch, kind, err := read()
+	if err != nil {
+		t.drop(w)
+		return nil, err
+	}
+	t.confirm(w, kind, zch)
+	return w, nil
+}
+
+// listen records a Listened watch of kind on path whose request succeeded,
+// unless go-zookeeper has fired it already (zch holds its event).
+//
+// The set only tells any whether go-zookeeper may hold a watch, so it errs
+// one way only: a notification that fires the watch in the moment between
+// the reply and this record, after notify ran and before go-zookeeper fed
+// zch, leaves the kind recorded until the path's next notification of
+// that kind or the session's end. That costs at most replies held back for
+// gateLimit after a reconnect; a watch missing from the set would let
+// go-zookeeper's data race through.
+func (t *watchTable) listen(path string, kind watchKind, zch <-chan zk.Event) {
+	select {
+	case <-zch:
+		return
+	default:
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.listened == nil {
+		t.listened = make(map[string]watchBits)
+	}
+	t.listened[path] |= kind.bit()
 }
 
 // settleLimit bounds confirm's wait for go-zookeeper to finish with a
@@ -156,6 +218,18 @@ func (t *watchTable) fireFrom(w *Watch, zch <-chan zk.Event) bool {
 func (t *watchTable) notify(ev Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if bits, ok := t.listened[ev.Path]; ok {
+		for _, k := range [...]watchKind{kindData, kindExist, kindChild} {
+			if fires(ev.Type, k) {
+				bits &^= k.bit()
+			}
+		}
+		if bits == 0 {
+			delete(t.listened, ev.Path)
+		} else {
+			t.listened[ev.Path] = bits
+		}
+	}
 	list := t.paths[ev.Path]
 	for i := 0; i < len(list); {
 		w := list[i]
@@ -220,5 +294,5 @@ func (t *watchTable) remove(w *Watch) {
 func (t *watchTable) any() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.set > 0
+	return t.set > 0 || len(t.listened) > 0
 }

@@ -9,8 +9,8 @@ import (
 type kind uint8
 
 const (
-	dataRead     kind = iota // GetW: data and stat, with a data watch
-	childrenRead             // ChildrenW: the children's names, with a child watch
+	dataRead     kind = iota // GetWatched: data and stat, with a data watch
+	childrenRead             // ChildrenWatched: the children's names, with a child watch
 )
 
 // key names one read.

@@ -72,7 +72,7 @@ func (c *Cache) read(ctx context.Context, k key, watch bool) error {
 		var stat *framework.Stat
 		var cerr error
 		if watch {
-			names, stat, _, cerr = c.client.ChildrenW(ctx, k.path)
+			names, stat, cerr = c.client.ChildrenWatched(ctx, k.path)
 		} else {
 			names, stat, cerr = c.client.Children(ctx, k.path)
 		}
@@ -101,14 +101,14 @@ func (c *Cache) readData(ctx context.Context, path string, watch bool) ([]byte, 
 		return data, stat, err
 	}
 	for {
-		data, stat, _, err := c.client.GetW(ctx, path)
+		data, stat, err := c.client.GetWatched(ctx, path)
 		if !errors.Is(err, framework.ErrNoNode) {
 			return data, stat, err
 		}
 		if path != c.root {
 			return nil, nil, nil
 		}
-		ok, _, _, err := c.client.ExistsW(ctx, path)
+		ok, _, err := c.client.ExistsWatched(ctx, path)
 		if err != nil || !ok {
 			return nil, nil, err
 		}

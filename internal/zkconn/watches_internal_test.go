@@ -1,0 +1,58 @@
+package zkconn
+
+import (
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// TestListenedWatchesKeepTheReconnectGuard: the Listened watches keep no
+// Watch, but the table still knows whether go-zookeeper may hold one, as
+// go-zookeeper's own table fires and forgets them: that is what tells the
+// transport to hold replies until setWatches after a reconnect.
+func TestListenedWatchesKeepTheReconnectGuard(t *testing.T) {
+	quiet := func() <-chan zk.Event { return make(chan zk.Event, 1) }
+	fired := func() <-chan zk.Event {
+		ch := make(chan zk.Event, 1)
+		ch <- zk.Event{Type: zk.EventNodeDataChanged, Path: "/a"}
+		return ch
+	}
+	steps := []struct {
+		name  string
+		do    func(t *watchTable)
+		holds bool
+	}{
+		{"none set", func(*watchTable) {}, false},
+		{"a data watch", func(t *watchTable) { t.listen("/a", kindData, quiet()) }, true},
+		{"a child watch beside it", func(t *watchTable) { t.listen("/a", kindChild, quiet()) }, true},
+		{"the data watch fires", func(t *watchTable) { t.notify(Event{Type: NodeDataChanged, Path: "/a"}) }, true},
+		{"another path's child change", func(t *watchTable) { t.notify(Event{Type: NodeChildrenChanged, Path: "/b"}) }, true},
+		{"the child watch fires", func(t *watchTable) { t.notify(Event{Type: NodeChildrenChanged, Path: "/a"}) }, false},
+		{"a watch fired before it was recorded", func(t *watchTable) { t.listen("/a", kindData, fired()) }, false},
+		{"an exists watch on a missing node", func(t *watchTable) { t.listen("/c", kindExist, quiet()) }, true},
+		{"its node's data changes", func(t *watchTable) { t.notify(Event{Type: NodeDataChanged, Path: "/c"}) }, false},
+		{"data and child watches", func(t *watchTable) {
+			t.listen("/d", kindData, quiet())
+			t.listen("/d", kindChild, quiet())
+		}, true},
+		{"the node is deleted", func(t *watchTable) { t.notify(Event{Type: NodeDeleted, Path: "/d"}) }, false},
+		{"watches on two paths", func(t *watchTable) {
+			t.listen("/e", kindChild, quiet())
+			t.listen("/f", kindData, quiet())
+		}, true},
+		{"the session ends: one NotWatching each", func(t *watchTable) {
+			t.notify(Event{Type: NotWatching, Path: "/e"})
+			t.notify(Event{Type: NotWatching, Path: "/f"})
+		}, false},
+	}
+	tab := &watchTable{clock: new(readClock)}
+	for _, s := range steps {
+		s.do(tab)
+		if got := tab.any(); got != s.holds {
+			t.Fatalf("after %q: any() = %v, want %v (listened: %v)", s.name, got, s.holds, tab.listened)
+		}
+	}
+	if n := len(tab.listened); n != 0 {
+		t.Fatalf("%d paths left in the listened set: %v", n, tab.listened)
+	}
+}
