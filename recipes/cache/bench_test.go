@@ -31,14 +31,16 @@ import (
 // flat directory), 23 bytes of data each, three ways in one run, on one
 // server, one after the other:
 //
-//   - gocurator: a Cache of the tree, from Start to Initialized. It reports
-//     the heap held per node beyond the nodes' data (heapB/node: all the
-//     process holds for the cache, go-zookeeper's and the framework's
-//     tables of the watches it set included), the part of it the Cache
-//     itself holds (cacheB/node: what its Close and collection give back;
-//     the watches stay set), and the requests it sent per node. Then its
-//     connection is cut (a proxy drops it), and it reports the resync the
-//     same way: from the reconnect to Resynced, and the requests it sent.
+//   - gocurator: a Cache of the tree, from Start to Initialized, on a
+//     direct connection. It reports the heap held per node beyond the
+//     nodes' data (heapB/node: all the process holds for the cache,
+//     go-zookeeper's and the framework's tables of the watches it set
+//     included), the part of it the Cache itself holds (cacheB/node: what
+//     its Close and collection give back; the watches stay set), and the
+//     requests it sent per node. Then a second client, through a proxy,
+//     loads the tree again (proxied-nodes/s), the proxy cuts its
+//     connection, and it reports the resync the same way: from the
+//     reconnect to Resynced, and the requests it sent.
 //   - floor: bare go-zookeeper calls, the same requests (getData and
 //     getChildren, each with a watch, for every node) kept
 //     $CACHE_BENCH_FLOOR_INFLIGHT (64 by default) in flight on one
@@ -48,15 +50,170 @@ import (
 //     with the heap its JVM holds after the load (less the data).
 //
 // Each reports nodes/s; the Go rows also the CPU this process spent per
-// node during the load (the server's is not counted). $CACHE_BENCH_HEAPPROF names a file for a heap
-// profile taken with the gocurator row's cache loaded.
+// node during the load (the server's is not counted) and their requests,
+// counted by the same dialer. $CACHE_BENCH_HEAPPROF names a file for a heap
+// profile taken with the gocurator row's cache loaded. With
+// $CACHE_BENCH_ROUNDS set, it runs that many paired rounds instead (see
+// loadRounds), for a verdict on the ratios.
 //
 //	go test -run '^$' -bench Load -benchtime 1x ./recipes/cache/
 //	CACHE_BENCH_NODES=70000 CACHE_BENCH_PARENTS=1 go test -run '^$' -bench Load -benchtime 1x ./recipes/cache/
 func BenchmarkLoad(b *testing.B) {
+	inflight := envInt(b, "CACHE_BENCH_FLOOR_INFLIGHT", 64, 1, 1<<16)
+	rounds := envInt(b, "CACHE_BENCH_ROUNDS", 0, 0, 1000)
+	t := makeTree(b)
+	srv, ns, nodes := t.srv, t.ns, t.nodes
+	if rounds > 0 {
+		loadRounds(b, t, rounds, inflight)
+		return
+	}
+	const payload = treePayload
+	dataBytes := t.dataBytes
+
+	// The load is measured on a direct connection, as the floor's and
+	// Curator's are, with the same request counter as the floor's; the
+	// resync on a second client through a proxy that can cut it, with its
+	// own load through that proxy to compare the resync with.
+	b.Run("gocurator", func(b *testing.B) {
+		counter := zkharness.NewCounter()
+		c := recipestest.NewClient(b, srv.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
+		pcounter := zkharness.NewCounter()
+		proxy := recipestest.StartProxy(b, srv.ConnectString())
+		pc := recipestest.NewClient(b, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(pcounter.Dialer(nil)))
+		var l, r load
+		for range b.N {
+			l.add(loadOnce(b, c, counter, nil, nodes))
+			r.add(loadOnce(b, pc, pcounter, proxy, nodes))
+		}
+		n := float64(b.N) * float64(nodes)
+		b.ReportMetric(float64(l.cpu.Microseconds())/n, "cpu-us/node")
+		b.ReportMetric((l.heap-float64(b.N)*dataBytes)/n, "heapB/node")
+		b.ReportMetric(l.own/n, "cacheB/node")
+		b.ReportMetric(float64(l.requests)/n, "requests/node")
+		b.ReportMetric(n/l.took.Seconds(), "nodes/s")
+		b.ReportMetric(n/r.took.Seconds(), "proxied-nodes/s")
+		b.ReportMetric(float64(r.resyncRequests)/n, "resync-requests/node")
+		b.ReportMetric(n/r.resyncTook.Seconds(), "resync-nodes/s")
+	})
+	b.Run("floor", func(b *testing.B) {
+		var f floorLoadResult
+		for range b.N {
+			f.add(floorOnce(b, srv.ConnectString(), "/"+ns+"/big", nodes, inflight))
+		}
+		n := float64(b.N) * float64(nodes)
+		b.ReportMetric(n/f.took.Seconds(), "nodes/s")
+		b.ReportMetric(float64(f.cpu.Microseconds())/n, "cpu-us/node")
+		b.ReportMetric(float64(f.requests)/n, "requests/node")
+		b.ReportMetric(float64(inflight), "inflight")
+	})
+	b.Run("curator", func(b *testing.B) {
+		classes := compileCacheLoadPeer(b)
+		var c curatorLoadResult
+		for range b.N {
+			c.add(curatorOnce(b, classes, srv.ConnectString(), "/"+ns+"/big", nodes, len(payload)))
+		}
+		b.ReportMetric(float64(c.loaded)/c.took.Seconds(), "nodes/s")
+		b.ReportMetric(c.heap/float64(c.loaded), "heapB/node")
+		b.ReportMetric(float64(c.loaded)/float64(b.N), "nodes")
+	})
+}
+
+// floorLoadResult is what floorOnce measured.
+type floorLoadResult struct {
+	took, cpu time.Duration
+	requests  int64
+}
+
+func (f *floorLoadResult) add(g floorLoadResult) {
+	f.took, f.cpu, f.requests = f.took+g.took, f.cpu+g.cpu, f.requests+g.requests
+}
+
+// floorOnce loads the tree at root with bare go-zookeeper calls on a new
+// connection (see floorLoad), counting its requests, and closes it.
+func floorOnce(b *testing.B, connect, root string, nodes, inflight int) (f floorLoadResult) {
+	counter := zkharness.NewCounter()
+	conn, events, err := zk.Connect([]string{connect}, 30*time.Second, zk.WithLogger(quiet{}), zk.WithDialer(zk.Dialer(counter.Dialer(nil))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	go func() {
+		for range events { // drained, so go-zookeeper never blocks on it
+		}
+	}()
+	sent := counter.Requests()
+	start, startCPU := time.Now(), processCPU()
+	got, err := floorLoad(conn, root, inflight)
+	f.took, f.cpu = time.Since(start), processCPU()-startCPU
+	f.requests = counter.Requests() - sent
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got != nodes {
+		b.Fatalf("floor read %d nodes, want %d", got, nodes)
+	}
+	return f
+}
+
+// curatorLoadResult is what curatorOnce measured.
+type curatorLoadResult struct {
+	took   time.Duration
+	loaded int64
+	heap   float64 // bytes beyond the data
+}
+
+func (c *curatorLoadResult) add(d curatorLoadResult) {
+	c.took, c.loaded, c.heap = c.took+d.took, c.loaded+d.loaded, c.heap+d.heap
+}
+
+// compileCacheLoadPeer compiles testdata/CacheLoadPeer.java and returns the
+// directory of its classes.
+func compileCacheLoadPeer(b *testing.B) string {
+	classes := b.TempDir()
+	if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "CacheLoadPeer.java")).CombinedOutput(); err != nil {
+		b.Fatalf("javac: %v\n%s\n(Curator comes from: apt-get install -y libcurator-recipes-java)", err, out)
+	}
+	return classes
+}
+
+// curatorOnce loads the tree at root into Curator's CuratorCache in a new
+// Java process, which reports the nodes it holds, the time from start to
+// its initialized event, and its used heap after a collection.
+func curatorOnce(b *testing.B, classes, connect, root string, nodes, dataLen int) curatorLoadResult {
+	out, err := exec.CommandContext(ctxT(b), "java", "-cp", classes+":"+curatorJar, "CacheLoadPeer", connect, root).Output()
+	if err != nil {
+		b.Fatalf("the Java peer: %v", err)
+	}
+	var n, ns, held int64
+	line, _ := bufio.NewReader(strings.NewReader(string(out))).ReadString('\n')
+	if _, err := fmt.Sscanf(line, "LOADED %d %d %d", &n, &ns, &held); err != nil {
+		b.Fatalf("the Java peer said %q", out)
+	}
+	if n != int64(nodes) {
+		b.Logf("CuratorCache holds %d nodes of %d (Curator 5.4 loads at most 65,535: CURATOR-690)", n, nodes)
+	}
+	return curatorLoadResult{took: time.Duration(ns), loaded: n, heap: float64(held) - float64(dataLen)*float64(n)}
+}
+
+// treePayload is each leaf's data.
+const treePayload = "config-value-0123456789"
+
+// tree is the tree BenchmarkLoad loads, on a server of its own.
+type tree struct {
+	srv       *zkharness.Server
+	ns        string
+	nodes     int     // the tree's nodes, its root included
+	dataBytes float64 // the leaves' data
+}
+
+// root is the tree's root as the server names it.
+func (t tree) root() string { return "/" + t.ns + "/big" }
+
+// makeTree starts a server and makes a tree of $CACHE_BENCH_NODES nodes
+// under $CACHE_BENCH_PARENTS parents on it.
+func makeTree(b *testing.B) tree {
 	nodes := envInt(b, "CACHE_BENCH_NODES", 100_000, 1000, 1<<30)
 	parents := envInt(b, "CACHE_BENCH_PARENTS", 100, 1, nodes-1)
-	inflight := envInt(b, "CACHE_BENCH_FLOOR_INFLIGHT", 64, 1, 1<<16)
 	srv := recipestest.StartServer(b, zkharness.WithoutFsync())
 	ns := recipestest.Namespace(b)
 	w := recipestest.NewClient(b, srv.ConnectString(), framework.WithNamespace(ns))
@@ -67,89 +224,16 @@ func BenchmarkLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	const payload = "config-value-0123456789"
 	for i := range nodes - parents - 1 {
 		g.Go(func() error {
-			_, err := w.Create(ctx, fmt.Sprintf("/big/p%03d/n%06d", i%parents, i), []byte(payload))
+			_, err := w.Create(ctx, fmt.Sprintf("/big/p%03d/n%06d", i%parents, i), []byte(treePayload))
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		b.Fatal(err)
 	}
-	dataBytes := float64(len(payload) * (nodes - parents - 1))
-
-	b.Run("gocurator", func(b *testing.B) {
-		counter := zkharness.NewCounter()
-		proxy := recipestest.StartProxy(b, srv.ConnectString())
-		c := recipestest.NewClient(b, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
-		var l load
-		for range b.N {
-			l.add(loadOnce(b, c, counter, proxy, nodes))
-		}
-		n := float64(b.N) * float64(nodes)
-		b.ReportMetric(float64(l.cpu.Microseconds())/n, "cpu-us/node")
-		b.ReportMetric((l.heap-float64(b.N)*dataBytes)/n, "heapB/node")
-		b.ReportMetric(l.own/n, "cacheB/node")
-		b.ReportMetric(float64(l.requests)/n, "requests/node")
-		b.ReportMetric(n/l.took.Seconds(), "nodes/s")
-		b.ReportMetric(float64(l.resyncRequests)/n, "resync-requests/node")
-		b.ReportMetric(n/l.resyncTook.Seconds(), "resync-nodes/s")
-	})
-	b.Run("floor", func(b *testing.B) {
-		conn, events, err := zk.Connect([]string{srv.ConnectString()}, 30*time.Second, zk.WithLogger(quiet{}))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer conn.Close()
-		go func() {
-			for range events { // drained, so go-zookeeper never blocks on it
-			}
-		}()
-		var took, cpu time.Duration
-		for range b.N {
-			start, startCPU := time.Now(), processCPU()
-			got, err := floorLoad(conn, "/"+ns+"/big", inflight)
-			took, cpu = took+time.Since(start), cpu+processCPU()-startCPU
-			if err != nil {
-				b.Fatal(err)
-			}
-			if got != nodes {
-				b.Fatalf("floor read %d nodes, want %d", got, nodes)
-			}
-		}
-		b.ReportMetric(float64(b.N)*float64(nodes)/took.Seconds(), "nodes/s")
-		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/float64(nodes), "cpu-us/node")
-		b.ReportMetric(float64(inflight), "inflight")
-	})
-	b.Run("curator", func(b *testing.B) {
-		classes := b.TempDir()
-		if out, err := exec.Command("javac", "-nowarn", "-cp", curatorJar, "-d", classes, filepath.Join("testdata", "CacheLoadPeer.java")).CombinedOutput(); err != nil {
-			b.Fatalf("javac: %v\n%s\n(Curator comes from: apt-get install -y libcurator-recipes-java)", err, out)
-		}
-		var took time.Duration
-		var loaded, heap float64
-		for range b.N {
-			out, err := exec.CommandContext(ctxT(b), "java", "-cp", classes+":"+curatorJar, "CacheLoadPeer", srv.ConnectString(), "/"+ns+"/big").Output()
-			if err != nil {
-				b.Fatalf("the Java peer: %v", err)
-			}
-			var n, ns, held int64
-			line, _ := bufio.NewReader(strings.NewReader(string(out))).ReadString('\n')
-			if _, err := fmt.Sscanf(line, "LOADED %d %d %d", &n, &ns, &held); err != nil {
-				b.Fatalf("the Java peer said %q", out)
-			}
-			if n != int64(nodes) {
-				b.Logf("CuratorCache holds %d nodes of %d (Curator 5.4 loads at most 65,535: CURATOR-690)", n, nodes)
-			}
-			took += time.Duration(ns)
-			loaded += float64(n)
-			heap += float64(held) - float64(len(payload))*float64(n)
-		}
-		b.ReportMetric(loaded/took.Seconds(), "nodes/s")
-		b.ReportMetric(heap/loaded, "heapB/node")
-		b.ReportMetric(loaded/float64(b.N), "nodes")
-	})
+	return tree{srv: srv, ns: ns, nodes: nodes, dataBytes: float64(len(treePayload) * (nodes - parents - 1))}
 }
 
 // curatorJar is Debian's libcurator-recipes-java; its manifest names the
@@ -173,8 +257,8 @@ func (l *load) add(m load) {
 
 // loadOnce loads the tree into a new cache on c and measures the heap the
 // process holds for it, the part the cache itself holds, the requests it
-// sent, and how long it took; then it cuts c's connection at the proxy and
-// measures the resync the same way.
+// sent, and how long it took; then, given a proxy, it cuts c's connection
+// there and measures the resync the same way.
 func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, proxy *zkharness.Proxy, nodes int) (m load) {
 	runtime.GC()
 	var before, loaded, after runtime.MemStats
@@ -196,7 +280,7 @@ func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, pro
 	if n := cc.Len(); n != nodes {
 		b.Fatalf("cache holds %d nodes, want %d", n, nodes)
 	}
-	if f := os.Getenv("CACHE_BENCH_HEAPPROF"); f != "" {
+	if f := os.Getenv("CACHE_BENCH_HEAPPROF"); f != "" && proxy == nil { // the direct load's
 		out, err := os.Create(f)
 		if err != nil {
 			b.Fatal(err)
@@ -205,8 +289,22 @@ func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, pro
 		out.Close()
 	}
 
-	// The resync is timed from the reconnect (the state listener's
-	// Reconnected, which the cache's resync starts from) to Resynced.
+	if proxy != nil {
+		m.resyncRequests, m.resyncTook = resync(b, c, cc, counter, proxy)
+	}
+	cc.Close()
+	cc = nil
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	m.heap = float64(loaded.HeapAlloc) - float64(before.HeapAlloc)
+	m.own = float64(loaded.HeapAlloc) - float64(after.HeapAlloc)
+	return m
+}
+
+// resync cuts c's connection at the proxy and measures cc's resync: its
+// requests, and its time from the reconnect (the state listener's
+// Reconnected, which the cache's resync starts from) to Resynced.
+func resync(b *testing.B, c *framework.Client, cc *cache.Cache, counter *zkharness.Counter, proxy *zkharness.Proxy) (int64, time.Duration) {
 	var mu sync.Mutex
 	var back time.Time
 	unlisten, err := c.AddConnectionStateListener(func(s listener.ConnectionState) {
@@ -227,22 +325,14 @@ func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, pro
 	}); err != nil {
 		b.Fatal(err)
 	}
-	sent = counter.Requests()
+	sent := counter.Requests()
 	proxy.DropAll()
 	done := <-resynced
-	m.resyncRequests = counter.Requests() - sent
+	requests := counter.Requests() - sent
 	unlisten()
 	mu.Lock()
-	m.resyncTook = done.Sub(back)
-	mu.Unlock()
-
-	cc.Close()
-	cc = nil
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	m.heap = float64(loaded.HeapAlloc) - float64(before.HeapAlloc)
-	m.own = float64(loaded.HeapAlloc) - float64(after.HeapAlloc)
-	return m
+	defer mu.Unlock()
+	return requests, done.Sub(back)
 }
 
 // floorLoad reads every node below and at root with bare go-zookeeper

@@ -2,10 +2,11 @@ package harness
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gocurator/curator/internal/benchstat"
 )
 
 // percentile returns the p-th percentile of ds in microseconds.
@@ -133,7 +134,7 @@ func pairWithFloor(rs []result) {
 // paired is one implementation's rate over another's, round by round.
 type paired struct {
 	Median float64 `json:"median"`    // the median of the rounds' ratios
-	Low    float64 `json:"ci95_low"`  // the median's 95 % confidence interval (see medianCI)
+	Low    float64 `json:"ci95_low"`  // the median's 95 % confidence interval (see benchstat.MedianCI)
 	High   float64 `json:"ci95_high"` //
 }
 
@@ -150,49 +151,8 @@ func pairRounds(a, b *result) (paired, bool) {
 		}
 		ratios = append(ratios, rate/b.RoundRates[j])
 	}
-	lo, hi := medianCI(ratios)
-	return paired{median(ratios), lo, hi}, true
-}
-
-// medianCI returns the order statistics that bound the median of xs with at
-// least 95 % confidence, whatever the distribution (each value falls on
-// either side of the true median with probability ½): for 15 rounds, the
-// 4th lowest and the 4th highest. Below 6 values no such pair exists, and it
-// returns the range (at 5 values, 94 % confidence). xs is sorted in place.
-func medianCI(xs []float64) (lo, hi float64) {
-	n := len(xs)
-	if n == 0 {
-		return 0, 0
-	}
-	slices.Sort(xs)
-	k := 1 // the bounds are the k-th lowest and k-th highest
-	for j := 2; 2*j <= n && 1-2*binomialCDF(n, j-1) >= 0.95; j++ {
-		k = j
-	}
-	return xs[k-1], xs[n-k]
-}
-
-// binomialCDF returns P(X ≤ m) for X ~ Binomial(n, ½).
-func binomialCDF(n, m int) float64 {
-	p, c := 0.0, 1.0 // c is n choose i
-	for i := 0; i <= m; i++ {
-		if i > 0 {
-			c = c * float64(n-i+1) / float64(i)
-		}
-		p += c
-	}
-	return p / math.Pow(2, float64(n))
-}
-
-// median returns the median of xs (the mean of the middle two for an even
-// count); xs is sorted in place.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	lo, hi := benchstat.MedianCI(ratios)
+	return paired{benchstat.Median(ratios), lo, hi}, true
 }
 
 // ratioText is x over the floor's f, as the tables print it ("" when

@@ -64,7 +64,7 @@ type result struct {
 	Rounds          int               `json:"rounds,omitempty"`
 	RoundRates      []float64         `json:"round_cycles_per_sec,omitempty"`         // each round's cycles/s, in the order the rounds ran
 	FloorRatio      float64           `json:"floor_ratio_median_of_rounds,omitempty"` // the median over rounds of cycles/s ÷ the floor's in the same round
-	FloorRatioCI    []float64         `json:"floor_ratio_ci95,omitempty"`             // that median's 95 % confidence interval (see medianCI)
+	FloorRatioCI    []float64         `json:"floor_ratio_ci95,omitempty"`             // that median's 95 % confidence interval (see benchstat.MedianCI)
 	Over            map[string]paired `json:"paired_ratio_to,omitempty"`              // gocurator and gocurator-promoted only: the same against every other implementation
 	ServerFsync     string            `json:"server_fsync,omitempty"`                 // on, off, or unknown (--connect)
 	ServerJVM       string            `json:"server_jvm,omitempty"`                   // stock, test (--test-server), or unknown (--connect)
