@@ -15,7 +15,7 @@ import (
 // connection, the floor, and Curator unless $CACHE_BENCH_CURATOR is 0), the
 // rows' order turning from round to round, each on a connection or process
 // of its own. It reports the medians of the per-round rates and ratios,
-// and logs each ratio's 95 % interval (benchstat.MedianCI): a drift of the
+// and each ratio's 95 % interval (benchstat.MedianCI): a drift of the
 // machine across rounds cancels out of a ratio, as in cmd/bench.
 //
 //	CACHE_BENCH_ROUNDS=15 go test -run '^$' -bench Load -benchtime 1x -timeout 2h ./recipes/cache/
@@ -27,6 +27,7 @@ func loadRounds(b *testing.B, t tree, rounds, inflight int) {
 	}
 	b.Run("rounds", func(b *testing.B) {
 		var goRate, floorRate, curRate, goCPU, floorCPU, heap []float64
+		var curLoaded int64
 		rows := []func(){
 			func() {
 				c := recipestest.NewClient(b, t.srv.ConnectString(), framework.WithNamespace(t.ns))
@@ -44,8 +45,9 @@ func loadRounds(b *testing.B, t tree, rounds, inflight int) {
 		}
 		if withCurator {
 			rows = append(rows, func() {
-				c := curatorOnce(b, classes, t.srv.ConnectString(), t.root(), t.nodes, len(treePayload))
+				c := curatorOnce(b, classes, t.srv.ConnectString(), t.root(), len(treePayload))
 				curRate = append(curRate, float64(c.loaded)/c.took.Seconds())
+				curLoaded += c.loaded
 			})
 		}
 		for r := range rounds {
@@ -61,11 +63,14 @@ func loadRounds(b *testing.B, t tree, rounds, inflight int) {
 			m := benchstat.Median(ratios)
 			lo, hi := benchstat.MedianCI(ratios)
 			b.ReportMetric(m, name)
+			b.ReportMetric(lo, name+"-ci95-low")
+			b.ReportMetric(hi, name+"-ci95-high")
 			b.Logf("%s: median %.3f, 95 %% interval [%.3f, %.3f] over %d rounds", name, m, lo, hi, len(ratios))
 		}
 		report("x-floor", goRate, floorRate)
 		if withCurator {
 			report("x-curator", goRate, curRate)
+			logCuratorCap(b, curLoaded, int64(rounds)*int64(t.nodes))
 			b.ReportMetric(benchstat.Median(curRate), "curator-nodes/s")
 		}
 		b.ReportMetric(benchstat.Median(goRate), "nodes/s")
