@@ -8,9 +8,8 @@ import (
 )
 
 // gateLimit bounds how long a reply gate holds replies: a safety net, for a
-// setWatches that never comes (the client's count of go-zookeeper's
-// watches can keep a watch go-zookeeper has fired: see framework's
-// watchMirror).
+// setWatches that never comes (the watch table's set of Listened watches
+// can keep a kind go-zookeeper has fired: see watchTable.listen).
 // Building setWatches takes go-zookeeper a few milliseconds for thousands
 // of watches.
 const gateLimit = 250 * time.Millisecond
