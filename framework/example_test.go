@@ -70,3 +70,44 @@ func ExampleOrSetData() {
 	client.Delete(ctx, "/config", framework.WithChildren())
 	// Output: {"pool": 20} 1
 }
+
+// Watching many nodes without a goroutine or a Watch per watch, as a tree
+// cache does: one listener for the subtree, and reads that set their watch
+// for it (Curator's watched()).
+func ExampleClient_GetWatched() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-watched"))
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := client.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	defer client.Delete(ctx, "/app", framework.WithChildren())
+	for _, p := range []string{"/app/a", "/app/b"} {
+		if _, err := client.Create(ctx, p, []byte("v1"), framework.WithParents()); err != nil {
+			panic(err)
+		}
+	}
+	changed := make(chan framework.WatchEvent, 8)
+	remove, err := client.AddWatchListener("/app", func(ev framework.WatchEvent) {
+		changed <- ev // on the connection's goroutine: hand it on, never block
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer remove()
+	for _, p := range []string{"/app/a", "/app/b"} {
+		if _, _, err := client.GetWatched(ctx, p); err != nil {
+			panic(err)
+		}
+	}
+	if _, err := client.Set(ctx, "/app/b", []byte("v2"), -1); err != nil {
+		panic(err)
+	}
+	ev := <-changed
+	fmt.Println(ev.Type, ev.Path)
+	// Output: NodeDataChanged /app/b
+}

@@ -25,7 +25,6 @@ func TestPairWithFloor(t *testing.T) {
 	}
 }
 
-
 // Every runner runs once a round, and none always follows the same one.
 func TestInTurnsVariesTheOrder(t *testing.T) {
 	const n, rounds = 4, 6
@@ -58,7 +57,6 @@ func TestInTurnsVariesTheOrder(t *testing.T) {
 		}
 	}
 }
-
 
 // gocurator is paired with every implementation that ran every round.
 func TestPairedOver(t *testing.T) {
