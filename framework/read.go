@@ -51,8 +51,8 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, Watch, 
 }
 
 // ExistsWatched is ExistsW for a watch listener (AddWatchListener): it sets
-// the same watch, but keeps no Watch value for it, so its notification
-// reaches only the watch listeners.
+// the same watch, but returns and keeps no Watch value for it; its
+// notification reaches the watch listeners.
 func (c *Client) ExistsWatched(ctx context.Context, path string) (bool, *Stat, error) {
 	n, err := c.exists(ctx, path, zkconn.Listened)
 	return n.ok, n.stat, err
@@ -79,10 +79,11 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, Watch, e
 }
 
 // GetWatched is GetW for a watch listener (AddWatchListener): it sets the
-// same watch, but keeps no Watch value for it, so its notification reaches
-// only the watch listeners. A recipe that watches many nodes saves the
-// Watch's memory: the client then keeps, per watched path, one small
-// entry that tells it to set the watches again after a reconnect.
+// same watch, but returns and keeps no Watch value for it; its notification
+// reaches the watch listeners. A recipe that watches many nodes saves the
+// Watch's memory: the client keeps only a small entry per watched path,
+// which tells it that watches are set again after a reconnect (it holds
+// replies back until they are).
 func (c *Client) GetWatched(ctx context.Context, path string) ([]byte, *Stat, error) {
 	n, err := c.get(ctx, path, zkconn.Listened)
 	return n.data, n.stat, err
@@ -109,8 +110,8 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, W
 }
 
 // ChildrenWatched is ChildrenW for a watch listener (AddWatchListener): it
-// sets the same watch, but keeps no Watch value for it, so its
-// notification reaches only the watch listeners.
+// sets the same watch, but returns and keeps no Watch value for it; its
+// notification reaches the watch listeners.
 func (c *Client) ChildrenWatched(ctx context.Context, path string) ([]string, *Stat, error) {
 	n, err := c.children(ctx, path, zkconn.Listened)
 	return n.children, n.stat, err

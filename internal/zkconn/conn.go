@@ -148,6 +148,7 @@ func (c *Conn) onEvent(ev zk.Event) {
 	case zk.StateDisconnected:
 		se.State = Disconnected
 	case zk.StateExpired:
+		c.watches.sessionEnded()
 		se.State = Expired
 	default:
 		return // connecting, connected (TCP only): no change of the session's

@@ -88,6 +88,7 @@ type watchTable struct {
 	mu       sync.Mutex
 	paths    map[string][]*Watch
 	set      int                  // watches in watchSet
+	reading  int                  // watching reads under way: go-zookeeper may hold their watch before they return
 	listened map[string]watchBits // the kinds of Listened watches go-zookeeper holds, by path
 }
 
@@ -100,7 +101,19 @@ func (k watchKind) bit() watchBits { return 1 << k }
 // succeeds, and reports the watch as mode asks: a Watched one as a *Watch,
 // a Listened one in the table's listened set only, which costs a map
 // entry per path rather than a Watch per watch.
+//
+// The read counts as a watch go-zookeeper may hold (any) from before it is
+// sent until its watch is recorded: go-zookeeper registers the watch as it
+// reads the reply, and a reconnect may come before the caller records it.
 func (t *watchTable) watching(path string, mode WatchMode, read func() (<-chan zk.Event, watchKind, error)) (*Watch, error) {
+	t.mu.Lock()
+	t.reading++
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.reading--
+		t.mu.Unlock()
+	}()
 	if mode == Listened {
 		zch, kind, err := read()
 		if err == nil {
@@ -125,9 +138,9 @@ func (t *watchTable) watching(path string, mode WatchMode, read func() (<-chan z
 // one way only: a notification that fires the watch in the moment between
 // the reply and this record, after notify ran and before go-zookeeper fed
 // zch, leaves the kind recorded until the path's next notification of
-// that kind or the session's end. That costs at most replies held back for
-// gateLimit after a reconnect; a watch missing from the set would let
-// go-zookeeper's data race through.
+// that kind, if one comes, or the session's end (sessionEnded). That costs
+// at most replies held back for gateLimit after a reconnect; a watch
+// missing from the set would let go-zookeeper's data race through.
 func (t *watchTable) listen(path string, kind watchKind, zch <-chan zk.Event) {
 	select {
 	case <-zch:
@@ -294,5 +307,15 @@ func (t *watchTable) remove(w *Watch) {
 func (t *watchTable) any() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.set > 0 || len(t.listened) > 0
+	return t.set > 0 || t.reading > 0 || len(t.listened) > 0
+}
+
+// sessionEnded forgets the Listened watches: go-zookeeper has dropped every
+// watch of the session. Its NotWatching notifications clear the kinds it
+// held; this also clears the kinds recorded for watches that had fired
+// unseen (see listen), which no notification would clear.
+func (t *watchTable) sessionEnded() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.listened = nil
 }

@@ -44,6 +44,11 @@ func TestListenedWatchesKeepTheReconnectGuard(t *testing.T) {
 			t.notify(Event{Type: NotWatching, Path: "/e"})
 			t.notify(Event{Type: NotWatching, Path: "/f"})
 		}, false},
+		{"a kind recorded after its watch fired unseen", func(t *watchTable) {
+			t.notify(Event{Type: NodeChildrenChanged, Path: "/g"}) // before listen: nothing to clear
+			t.listen("/g", kindChild, quiet())
+		}, true},
+		{"the session expires", func(t *watchTable) { t.sessionEnded() }, false},
 	}
 	tab := &watchTable{clock: new(readClock)}
 	for _, s := range steps {
@@ -54,5 +59,44 @@ func TestListenedWatchesKeepTheReconnectGuard(t *testing.T) {
 	}
 	if n := len(tab.listened); n != 0 {
 		t.Fatalf("%d paths left in the listened set: %v", n, tab.listened)
+	}
+}
+
+// TestWatchingReadsCountWhileUnderWay: a watching read counts as a watch
+// go-zookeeper may hold from before it is sent until it returns, whatever
+// its mode and outcome: go-zookeeper registers the watch as it reads the
+// reply, before the read's caller can record it.
+func TestWatchingReadsCountWhileUnderWay(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		mode  WatchMode
+		err   error
+		after bool // any() once the read returned
+	}{
+		{"listened", Listened, nil, true},
+		{"listened, failed", Listened, zk.ErrNoNode, false},
+		{"watched", Watched, nil, true},
+		{"watched, failed", Watched, zk.ErrNoNode, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := &watchTable{clock: new(readClock), closing: make(chan struct{})}
+			during := false
+			w, err := tab.watching("/a", tc.mode, func() (<-chan zk.Event, watchKind, error) {
+				during = tab.any()
+				return make(chan zk.Event, 1), kindData, tc.err
+			})
+			if !during {
+				t.Error("any() was false while the read was under way")
+			}
+			if err != tc.err {
+				t.Fatalf("err %v, want %v", err, tc.err)
+			}
+			if got := tab.any(); got != tc.after {
+				t.Errorf("any() = %v once the read returned, want %v", got, tc.after)
+			}
+			if (w != nil) != (tc.mode == Watched && tc.err == nil) {
+				t.Errorf("the read returned Watch %v", w)
+			}
+		})
 	}
 }
