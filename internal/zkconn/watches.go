@@ -3,6 +3,7 @@ package zkconn
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -85,10 +86,11 @@ type watchTable struct {
 	clock   *readClock
 	closing <-chan struct{} // closed when the Conn closes: no wait on the clock outlives it
 
+	reading atomic.Int64 // watching reads under way: go-zookeeper may hold their watch before they return
+
 	mu       sync.Mutex
 	paths    map[string][]*Watch
 	set      int                  // watches in watchSet
-	reading  int                  // watching reads under way: go-zookeeper may hold their watch before they return
 	listened map[string]watchBits // the kinds of Listened watches go-zookeeper holds, by path
 }
 
@@ -106,14 +108,8 @@ func (k watchKind) bit() watchBits { return 1 << k }
 // sent until its watch is recorded: go-zookeeper registers the watch as it
 // reads the reply, and a reconnect may come before the caller records it.
 func (t *watchTable) watching(path string, mode WatchMode, read func() (<-chan zk.Event, watchKind, error)) (*Watch, error) {
-	t.mu.Lock()
-	t.reading++
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		t.reading--
-		t.mu.Unlock()
-	}()
+	t.reading.Add(1)
+	defer t.reading.Add(-1)
 	if mode == Listened {
 		zch, kind, err := read()
 		if err == nil {
@@ -307,7 +303,7 @@ func (t *watchTable) remove(w *Watch) {
 func (t *watchTable) any() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.set > 0 || t.reading > 0 || len(t.listened) > 0
+	return t.set > 0 || t.reading.Load() > 0 || len(t.listened) > 0
 }
 
 // sessionEnded forgets the Listened watches: go-zookeeper has dropped every
