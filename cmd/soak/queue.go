@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gocurator/curator/recipes/queue"
@@ -25,7 +24,7 @@ func (s *soak) queuePart() part {
 	var (
 		t       tally
 		quiet   = make(chan struct{}) // settle: the producers stop
-		putting atomic.Int64          // Puts under way, counted before quiet is looked at
+		putting sync.RWMutex          // held shared by each Put, from before quiet is looked at
 		mu      sync.Mutex
 		qs      []*queue.Queue[string]
 	)
@@ -65,13 +64,13 @@ func (s *soak) queuePart() part {
 				qs = append(qs, q)
 				mu.Unlock()
 				for n := 0; ; n++ {
-					putting.Add(1)
+					putting.RLock()
 					select {
 					case <-ctx.Done():
-						putting.Add(-1)
+						putting.RUnlock()
 						return
 					case <-quiet:
-						putting.Add(-1)
+						putting.RUnlock()
 						return
 					default:
 					}
@@ -79,7 +78,7 @@ func (s *soak) queuePart() part {
 					err := q.Put(pctx, fmt.Sprintf("c%d-%d", i, n))
 					cancel()
 					log.put(i, n, err == nil)
-					putting.Add(-1)
+					putting.RUnlock()
 					if err != nil {
 						t.add("put errors", 1)
 					} else {
@@ -94,11 +93,12 @@ func (s *soak) queuePart() part {
 			deadline := time.Now().Add(s.cfg.settle)
 			// A Put under way when the producers were told to stop may
 			// make its item after the queue was first seen empty: wait
-			// for the Puts to return before judging the drain (a put
-			// whose item the consumers never saw was counted lost).
-			for putting.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
-				time.Sleep(10 * time.Millisecond)
-			}
+			// for the Puts to return (each within opTimeout) before
+			// judging the drain (a put whose item the consumers never
+			// saw was counted lost).
+			putting.Lock()
+			//lint:ignore SA2001 the wait for the Puts' read locks is the point
+			putting.Unlock()
 			for {
 				cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 				kids, _, err := s.admin.Children(cctx, path)

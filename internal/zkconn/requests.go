@@ -83,21 +83,18 @@ func (c *Conn) Exists(ctx context.Context, path string, watch WatchMode) (bool, 
 		var err error
 		if watch == NoWatch {
 			ok, stat, err = c.zk.Exists(path)
-			return existsReply(ok, err), c.errOf(err)
+		} else {
+			w, err = c.watches.watching(path, watch, func() (<-chan zk.Event, watchKind, error) {
+				var zch <-chan zk.Event
+				var err error
+				ok, stat, zch, err = c.zk.ExistsW(path)
+				if ok {
+					return zch, kindData, err
+				}
+				return zch, kindExist, err
+			})
 		}
-		w, err = c.watches.watching(path, watch, func() (<-chan zk.Event, watchKind, error) {
-			var zch <-chan zk.Event
-			var err error
-			ok, stat, zch, err = c.zk.ExistsW(path)
-			if ok {
-				return zch, kindData, err
-			}
-			return zch, kindExist, err
-		})
-		if err != nil {
-			return replySize(0, err), c.errOf(err)
-		}
-		return existsReply(ok, nil), nil
+		return existsReply(ok, err), c.errOf(err)
 	}, nil)
 	switch {
 	case err != nil:

@@ -38,7 +38,7 @@ type WatchMode uint8
 const (
 	NoWatch  WatchMode = iota // the read sets no watch
 	Watched                   // a watch, returned as a *Watch; Config.OnWatch hears it too
-	Listened                  // a watch that only Config.OnWatch hears: no *Watch is kept for it
+	Listened                  // a watch kept as no *Watch; Config.OnWatch hears it
 )
 
 // go-zookeeper's kinds of watch: a notification fires the kinds its type

@@ -45,7 +45,7 @@ func loadRounds(b *testing.B, t tree, rounds, inflight int) {
 		}
 		if withCurator {
 			rows = append(rows, func() {
-				c := curatorOnce(b, classes, t.srv.ConnectString(), t.root(), len(treePayload))
+				c := curatorOnce(b, classes, t.srv.ConnectString(), t.root())
 				curRate = append(curRate, float64(c.loaded)/c.took.Seconds())
 				curLoaded += c.loaded
 			})

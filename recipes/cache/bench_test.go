@@ -62,13 +62,11 @@ func BenchmarkLoad(b *testing.B) {
 	inflight := envInt(b, "CACHE_BENCH_FLOOR_INFLIGHT", 64, 1, 1<<16)
 	rounds := envInt(b, "CACHE_BENCH_ROUNDS", 0, 0, 1000)
 	t := makeTree(b)
-	srv, ns, nodes := t.srv, t.ns, t.nodes
 	if rounds > 0 {
 		loadRounds(b, t, rounds, inflight)
 		return
 	}
-	const payload = treePayload
-	dataBytes := t.dataBytes
+	srv, ns, nodes := t.srv, t.ns, t.nodes
 
 	// The load is measured on a direct connection, as the floor's and
 	// Curator's are, with the same request counter as the floor's; the
@@ -87,7 +85,7 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		n := float64(b.N) * float64(nodes)
 		b.ReportMetric(float64(l.cpu.Microseconds())/n, "cpu-us/node")
-		b.ReportMetric((l.heap-float64(b.N)*dataBytes)/n, "heapB/node")
+		b.ReportMetric((l.heap-float64(b.N)*t.dataBytes)/n, "heapB/node")
 		b.ReportMetric(l.own/n, "cacheB/node")
 		b.ReportMetric(float64(l.requests)/n, "requests/node")
 		b.ReportMetric(n/l.took.Seconds(), "nodes/s")
@@ -98,7 +96,7 @@ func BenchmarkLoad(b *testing.B) {
 	b.Run("floor", func(b *testing.B) {
 		var f floorLoadResult
 		for range b.N {
-			f.add(floorOnce(b, srv.ConnectString(), "/"+ns+"/big", nodes, inflight))
+			f.add(floorOnce(b, srv.ConnectString(), t.root(), nodes, inflight))
 		}
 		n := float64(b.N) * float64(nodes)
 		b.ReportMetric(n/f.took.Seconds(), "nodes/s")
@@ -110,7 +108,7 @@ func BenchmarkLoad(b *testing.B) {
 		classes := compileCacheLoadPeer(b)
 		var c curatorLoadResult
 		for range b.N {
-			c.add(curatorOnce(b, classes, srv.ConnectString(), "/"+ns+"/big", len(payload)))
+			c.add(curatorOnce(b, classes, srv.ConnectString(), t.root()))
 		}
 		logCuratorCap(b, c.loaded, int64(b.N)*int64(nodes))
 		b.ReportMetric(float64(c.loaded)/c.took.Seconds(), "nodes/s")
@@ -189,7 +187,7 @@ func compileCacheLoadPeer(b *testing.B) string {
 // Java process, which reports the nodes it holds, the time from start to
 // its initialized event, and its used heap after a collection. See
 // logCuratorCap for a load that stopped short.
-func curatorOnce(b *testing.B, classes, connect, root string, dataLen int) curatorLoadResult {
+func curatorOnce(b *testing.B, classes, connect, root string) curatorLoadResult {
 	out, err := exec.CommandContext(ctxT(b), "java", "-cp", classes+":"+curatorJar, "CacheLoadPeer", connect, root).Output()
 	if err != nil {
 		b.Fatalf("the Java peer: %v", err)
@@ -199,7 +197,7 @@ func curatorOnce(b *testing.B, classes, connect, root string, dataLen int) curat
 	if _, err := fmt.Sscanf(line, "LOADED %d %d %d", &n, &ns, &held); err != nil {
 		b.Fatalf("the Java peer said %q", out)
 	}
-	return curatorLoadResult{took: time.Duration(ns), loaded: n, heap: float64(held) - float64(dataLen)*float64(n)}
+	return curatorLoadResult{took: time.Duration(ns), loaded: n, heap: float64(held) - float64(len(treePayload))*float64(n)}
 }
 
 // treePayload is each leaf's data.
