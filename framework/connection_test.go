@@ -29,7 +29,11 @@ const (
 // A server restart within the session timeout: Suspended, then Reconnected
 // on the same session, and the session's ephemeral node is still there.
 func TestServerRestartSuspendsAndReconnectsSameSession(t *testing.T) {
-	srv, c, log, session := clientWithEphemeral(t, 8*time.Second, (*zkharness.Server).ConnectString)
+	// A session long enough for the restart on a loaded machine: a JVM that
+	// took longer to come back than the session made the client rightly
+	// say Lost.
+	const session = 20 * time.Second
+	srv, c, log, id := clientWithEphemeral(t, session, (*zkharness.Server).ConnectString)
 	ctx := ctxT(t)
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
@@ -39,8 +43,8 @@ func TestServerRestartSuspendsAndReconnectsSameSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.expect(t, C, S, R)
-	if got := c.SessionID(); got != session {
-		t.Fatalf("session changed from %x to %x", session, got)
+	if got := c.SessionID(); got != id {
+		t.Fatalf("session changed from %x to %x", id, got)
 	}
 	if ok, _, err := c.Exists(ctx, "/eph"); err != nil || !ok {
 		t.Fatalf("ephemeral node after restart: exists=%v err=%v", ok, err)
@@ -217,7 +221,9 @@ func memberOf(t *testing.T, ens *zkharness.Ensemble, c *framework.Client) int {
 // the ephemeral node /eph.
 func clientWithEphemeral(t *testing.T, sessionTimeout time.Duration, connect func(*zkharness.Server) string, opts ...framework.Option) (*zkharness.Server, *framework.Client, *stateLog, int64) {
 	t.Helper()
-	srv, err := zkharness.NewServer()
+	// The server grants the session asked for: its default bound (20 ticks,
+	// 4 s) would cut a longer one short.
+	srv, err := zkharness.NewServer(zkharness.WithSessionTimeouts(sessionTimeout, sessionTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
