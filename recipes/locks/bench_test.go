@@ -1,6 +1,7 @@
 package locks_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -27,5 +28,41 @@ func BenchmarkReadPredicate(b *testing.B) {
 		if _, err := d.GetsTheLock(children, our, 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkAcquireRelease times one uncontended cycle of a mutex without
+// an Owner (a create, a listing and a delete on the package's server),
+// with a context that can end and without one, and counts the client's
+// allocations per cycle.
+func BenchmarkAcquireRelease(b *testing.B) {
+	c := clients(b, 1)[0]
+	for _, cancellable := range []bool{true, false} {
+		name := "background"
+		if cancellable {
+			name = "cancellable"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			if cancellable {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+			}
+			m, err := locks.NewMutex(c, "/bench-"+name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				h, err := m.Acquire(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := h.Release(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -96,6 +96,7 @@ func Main(p Program) {
 	warmup := flag.Duration("warmup", 2*time.Second, "unrecorded run of each workload before it is measured, per Go implementation")
 	peerWarmup := flag.Duration("peer-warmup", 5*time.Second, "the same for the Java peer, in each of its runs, so that its JIT has compiled the hot paths")
 	rounds := flag.Int("rounds", 3, "the implementations take turns this many times per workload, each for duration/rounds")
+	keepSessions := flag.Bool("keep-sessions", false, "the mutex, semaphore and read-write lock workloads open each row's clients once and keep them for every turn, instead of new ones each turn; turns can then be short (--rounds 200 --duration 200s: 1 s turns)")
 	noCancel := flag.Bool("no-cancel", false, "acquire with context.Background() instead of a cancellable context")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the Go side here")
 	mutexprofile := flag.String("mutexprofile", "", "write a profile of the Go side's contended mutexes here")
@@ -118,7 +119,7 @@ func Main(p Program) {
 	}
 	o := options{connect: *connect, fsync: *fsync, testServer: *testServer, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
 		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes), subscriberCounts: split(*subscribers),
-		manyClients: split(*manyClients), ensemble: *ensemble, standalone: *standalone}
+		manyClients: split(*manyClients), ensemble: *ensemble, standalone: *standalone, keepSessions: *keepSessions}
 	for _, name := range split(*hooks) {
 		set, ok := hookSets[name]
 		if !ok {
@@ -162,6 +163,7 @@ type options struct {
 	hooks                      []*HookSet // --hooks: a gocurator row each (nil: no hooks)
 	manyClients                []string   // --many-clients, as given
 	ensemble, standalone       bool
+	keepSessions               bool // --keep-sessions
 }
 
 // throughput runs one of the timed workloads.
@@ -318,7 +320,13 @@ func runOn(e env, o options, connect, servers string, enc *json.Encoder) error {
 	}
 	for _, w := range o.workloads {
 		if runW, ok := throughput[w]; ok {
-			for _, r := range interleaved(e, o, w, goImpls, peersOn, runW) {
+			we := e
+			if o.keepSessions {
+				we.kept = &keptClients{rows: map[string]*keptRow{}}
+			}
+			rs := interleaved(we, o, w, goImpls, peersOn, runW)
+			we.kept.close()
+			for _, r := range rs {
 				emit(r)
 			}
 		}

@@ -96,6 +96,7 @@ type env struct {
 	updates    int           // updates per row and number of subscribers in the propagation workload
 	goroutines int           // the many-locks workload's goroutines (each with a lock of its own)
 	members    int           // the servers in the connect string: each srvr query of received adds one at each
+	kept       *keptClients  // --keep-sessions: the throughput workload's clients, kept across turns (nil: new each turn)
 }
 
 // srvrQueries is what one reading of e.received adds to the count it reads
@@ -107,12 +108,12 @@ func (e env) srvrQueries() int64 { return int64(max(e.members, 1)) }
 // the duration; inside checks the occupancy rule.
 func contention(e env, im impl, workload string, n int, mk func(s session, i int, cycle int) acquirer, ok func(inside, writers int32, write bool) bool, isWrite func(i, cycle int) bool) result {
 	r := result{Impl: im.name(), Workload: workload, Clients: n}
-	sessions, closeAll, err := connectAll(im, e.addr, n)
+	sessions, done, err := e.sessions(im, n)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	defer closeAll()
+	defer done()
 	// One acquirer per client and kind, made before timing starts.
 	type pair struct{ read, write acquirer }
 	acq := make([]pair, n)

@@ -1,0 +1,51 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/zkharness"
+)
+
+// TestKeptSessions runs a workload in turns with --keep-sessions: every
+// turn of a row uses the clients its first turn opened (the row's hooks
+// were made once per client, not per turn), the turns' rounds are merged,
+// and closing the kept clients closes them.
+func TestKeptSessions(t *testing.T) {
+	srv, err := zkharness.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	received := func() int64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		n, _ := zkharness.Received(ctx, srv.ConnectString())
+		return n
+	}
+	made := 0
+	set := &HookSet{Name: "counting", New: func() (any, error) { made++; return &countingHook{}, nil }}
+	e := env{addr: srv.ConnectString(), duration: 600 * time.Millisecond, received: received, kept: &keptClients{rows: map[string]*keptRow{}}}
+	rs := interleaved(e, options{rounds: 3}, "mutex-contended", []impl{curatorGo{set}, floor{}}, nil, runMutexContended)
+	if made != 8 {
+		t.Errorf("%d hooks made for 3 turns of 8 clients: want 8, the clients made once", made)
+	}
+	for _, r := range rs {
+		if r.Error != "" || r.Rounds != 3 || len(r.RoundRates) != 3 || r.Violations != 0 {
+			t.Fatalf("%s: %+v", r.Impl, r)
+		}
+	}
+	kept := e.kept.rows[curatorGo{set}.name()].sessions
+	if len(kept) != 8 {
+		t.Fatalf("%d kept sessions for the hooked row, want 8", len(kept))
+	}
+	e.kept.close()
+	for _, s := range kept {
+		if _, _, err := s.(*goSession).c.Exists(context.Background(), "/"); !errors.Is(err, framework.ErrClosed) {
+			t.Fatalf("a kept client, once closed: %v, want ErrClosed", err)
+		}
+	}
+}
