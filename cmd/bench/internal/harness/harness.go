@@ -36,6 +36,11 @@
 //	go run ./cmd/bench --workloads discovery --impls gocurator,floor,curator --updates 200 --subscribers 1,20 --fsync=false
 //	go run ./cmd/bench --workloads many-locks --impls gocurator,floor,curator,kazoo --rounds 15 --duration 30s --fsync=false
 //	go run ./cmd/bench --ensemble --workloads mutex-uncontended,mutex-contended --fsync=false
+//	go run ./cmd/bench --workloads many-locks --impls gocurator,floor --keep-sessions --rounds 120 --duration 120s --fsync=false
+//
+// With --keep-sessions the Go rows of the lock workloads keep their clients
+// from turn to turn, so that turns of 1 s, in their hundreds, pair the rows
+// closely enough in time to resolve a few per cent on a busy machine.
 //
 // It prints a table and writes one JSON line per implementation × workload.
 // docs/performance.md explains the figures.
@@ -96,7 +101,7 @@ func Main(p Program) {
 	warmup := flag.Duration("warmup", 2*time.Second, "unrecorded run of each workload before it is measured, per Go implementation")
 	peerWarmup := flag.Duration("peer-warmup", 5*time.Second, "the same for the Java peer, in each of its runs, so that its JIT has compiled the hot paths")
 	rounds := flag.Int("rounds", 3, "the implementations take turns this many times per workload, each for duration/rounds")
-	keepSessions := flag.Bool("keep-sessions", false, "the mutex, semaphore and read-write lock workloads open each row's clients once and keep them for every turn, instead of new ones each turn; turns can then be short (--rounds 200 --duration 200s: 1 s turns)")
+	keepSessions := flag.Bool("keep-sessions", false, "the mutex, semaphore, read-write lock and many-locks workloads open each Go row's clients once and keep them for every turn, instead of new ones each turn; turns can then be short (--rounds 200 --duration 200s: 1 s turns)")
 	noCancel := flag.Bool("no-cancel", false, "acquire with context.Background() instead of a cancellable context")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the Go side here")
 	mutexprofile := flag.String("mutexprofile", "", "write a profile of the Go side's contended mutexes here")
@@ -320,13 +325,7 @@ func runOn(e env, o options, connect, servers string, enc *json.Encoder) error {
 	}
 	for _, w := range o.workloads {
 		if runW, ok := throughput[w]; ok {
-			we := e
-			if o.keepSessions {
-				we.kept = &keptClients{rows: map[string]*keptRow{}}
-			}
-			rs := interleaved(we, o, w, goImpls, peersOn, runW)
-			we.kept.close()
-			for _, r := range rs {
+			for _, r := range interleaved(e, o, w, goImpls, peersOn, runW) {
 				emit(r)
 			}
 		}
@@ -411,8 +410,14 @@ type runner func(e env) result
 // e.peerWarmup inside each of its runs; Kazoo, on CPython, has no JIT to
 // warm); then all take turns, o.rounds times, for
 // e.duration/o.rounds each, starting each round with the next one, so that
-// a drift of the server over the run touches all of them alike.
+// a drift of the server over the run touches all of them alike. With
+// --keep-sessions the Go rows keep their clients from turn to turn (e.kept,
+// made here unless given), and they are closed at the end.
 func interleaved(e env, o options, workload string, impls []impl, ps []peer, runW func(env, impl) result) []result {
+	if o.keepSessions && e.kept == nil {
+		e.kept = &keptClients{rows: map[string]*keptRow{}}
+		defer e.kept.close()
+	}
 	if o.warmup > 0 {
 		we := e
 		we.duration = o.warmup

@@ -13,7 +13,8 @@ import (
 // TestKeptSessions runs a workload in turns with --keep-sessions: every
 // turn of a row uses the clients its first turn opened (the row's hooks
 // were made once per client, not per turn), the turns' rounds are merged,
-// and closing the kept clients closes them.
+// and closing the kept clients closes them. The many-locks workload keeps
+// its clients too.
 func TestKeptSessions(t *testing.T) {
 	srv, err := zkharness.NewServer()
 	if err != nil {
@@ -47,5 +48,14 @@ func TestKeptSessions(t *testing.T) {
 		if _, _, err := s.(*goSession).c.Exists(context.Background(), "/"); !errors.Is(err, framework.ErrClosed) {
 			t.Fatalf("a kept client, once closed: %v, want ErrClosed", err)
 		}
+	}
+
+	// many-locks too, through o.keepSessions: its clients are made once.
+	made = 0
+	e.kept = nil
+	rs = interleaved(e, options{rounds: 3, keepSessions: true}, "many-locks-2", []impl{curatorGo{set}}, nil,
+		func(e env, im impl) result { return runManyLocks(e, im, 2, 4) })
+	if made != 2 || rs[0].Error != "" || rs[0].Rounds != 3 || rs[0].Violations != 0 {
+		t.Errorf("many-locks-2, 3 turns: %d hooks made (want 2), %+v", made, rs[0])
 	}
 }

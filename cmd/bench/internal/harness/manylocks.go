@@ -40,12 +40,12 @@ func manyLocksClients(w string) (int, bool) {
 // both sides of the count).
 func runManyLocks(e env, im impl, clients, goroutines int) result {
 	r := result{Impl: im.name(), Workload: fmt.Sprintf("%s%d", manyLocksPrefix, clients), Clients: clients, Waiters: goroutines}
-	sessions, closeAll, err := connectAll(im, e.addr, clients)
+	sessions, done, err := e.sessions(im, clients)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	defer closeAll()
+	defer done()
 	acqs := make([]acquirer, goroutines)
 	for g := range acqs {
 		acqs[g] = im.mutex(sessions[g%clients], fmt.Sprintf("/bench/%s/many/%d", im.name(), g))
