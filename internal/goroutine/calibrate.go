@@ -46,7 +46,7 @@ func calibrateOn(record func() unsafe.Pointer, trace func() uint64) int {
 			g, want := record(), trace()
 			var kept []int
 			for _, off := range candidates {
-				if want != 0 && *(*uint64)(unsafe.Add(g, off)) == want {
+				if g != nil && want != 0 && *(*uint64)(unsafe.Add(g, off)) == want {
 					kept = append(kept, off)
 				}
 			}

@@ -62,21 +62,23 @@ func (f *fakeRecords) record() unsafe.Pointer {
 }
 
 func TestCalibrateKeepsOnlyAnOffsetEveryGoroutineAgreesOn(t *testing.T) {
-	first := traceID()
 	var made atomic.Int32 // records made, for a word that moves
+	// Each fill is given the calibrating goroutine's id, the id of the
+	// goroutine whose record it fills, and the record.
 	for _, c := range []struct {
 		name string
-		fill func(id uint64, w []uint64)
+		fill func(calibrating, id uint64, w []uint64)
 		want int
 	}{
-		{"at word 19", func(id uint64, w []uint64) { w[19] = id }, 19 * 8},
-		{"nowhere", func(uint64, []uint64) {}, -1},
-		{"at two words", func(id uint64, w []uint64) { w[3], w[19] = id, id }, -1},
-		{"a word that matches the first goroutine only", func(id uint64, w []uint64) { w[2], w[19] = first, id }, 19 * 8},
-		{"a word that moves", func(id uint64, w []uint64) { w[made.Add(1)] = id }, -1},
+		{"at word 19", func(_, id uint64, w []uint64) { w[19] = id }, 19 * 8},
+		{"nowhere", func(_, _ uint64, _ []uint64) {}, -1},
+		{"at two words", func(_, id uint64, w []uint64) { w[3], w[19] = id, id }, -1},
+		{"a word that matches the calibrating goroutine only", func(calibrating, id uint64, w []uint64) { w[2], w[19] = calibrating, id }, 19 * 8},
+		{"a word that moves", func(_, id uint64, w []uint64) { w[made.Add(1)] = id }, -1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := &fakeRecords{fill: c.fill}
+			me := traceID()
+			f := &fakeRecords{fill: func(id uint64, w []uint64) { c.fill(me, id, w) }}
 			if got := calibrateOn(f.record, traceID); got != c.want {
 				t.Errorf("offset %d, want %d", got, c.want)
 			}
@@ -84,6 +86,20 @@ func TestCalibrateKeepsOnlyAnOffsetEveryGoroutineAgreesOn(t *testing.T) {
 	}
 	t.Run("no record", func(t *testing.T) {
 		if got := calibrateOn(func() unsafe.Pointer { return nil }, traceID); got != -1 {
+			t.Errorf("offset %d, want -1", got)
+		}
+	})
+	t.Run("no record on the other goroutines", func(t *testing.T) {
+		me := traceID()
+		f := &fakeRecords{fill: func(id uint64, w []uint64) { w[19] = id }}
+		ours := f.record()
+		record := func() unsafe.Pointer {
+			if traceID() != me {
+				return nil
+			}
+			return ours
+		}
+		if got := calibrateOn(record, traceID); got != -1 {
 			t.Errorf("offset %d, want -1", got)
 		}
 	})
