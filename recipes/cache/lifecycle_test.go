@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/cache"
 	"github.com/gocurator/curator/recipestest"
@@ -68,7 +66,7 @@ func TestLifecycleStartContextEnds(t *testing.T) {
 	cs := clients(t, 2)
 	c, w := cs[0], cs[1]
 	mustCreate(t, w, "/cfg/a", "1")
-	before := goleak.IgnoreCurrent() // the clients' goroutines
+	before := recipestest.IgnoreClients(t, cs...) // the clients' goroutines
 	app, cancel := context.WithCancel(context.Background())
 	defer cancel()
 

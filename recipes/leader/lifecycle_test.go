@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/leader"
 	"github.com/gocurator/curator/recipestest"
@@ -113,7 +111,7 @@ func TestLifecycleStartContextEnds(t *testing.T) {
 		t.Run(kind.name, func(t *testing.T) {
 			cs := clients(t, 2)
 			c, observer := cs[0], cs[1]
-			before := goleak.IgnoreCurrent() // the clients' goroutines
+			before := recipestest.IgnoreClients(t, cs...) // the clients' goroutines
 			app, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			p, term := kind.make(t, c, "p0")

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/shared"
 	"github.com/gocurator/curator/recipestest"
@@ -66,7 +64,7 @@ func TestLifecycleStartContextEnds(t *testing.T) {
 	if _, err := c.Create(ctxT(t), "/notcount", []byte("abc")); err != nil {
 		t.Fatal(err)
 	}
-	before := goleak.IgnoreCurrent() // the client's goroutines
+	before := recipestest.IgnoreClients(t, c) // the client's goroutines
 	app, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cnt, err := shared.NewCount(c, "/count", 7)
