@@ -1,12 +1,9 @@
 package harness
 
 import (
-	"context"
 	"encoding/binary"
 	"testing"
 	"time"
-
-	"github.com/gocurator/curator/zkharness"
 )
 
 // TestAtomic runs the atomic workload briefly for every Go row on a real
@@ -17,17 +14,7 @@ import (
 // setData per try, with the lock's requests on top, and counts the
 // increments it promoted and the tries under the lock.
 func TestAtomic(t *testing.T) {
-	srv, err := zkharness.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	e := env{addr: srv.ConnectString(), duration: 300 * time.Millisecond, received: func() int64 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		n, _ := zkharness.Received(ctx, srv.ConnectString())
-		return n
-	}}
+	e := serverEnv(t, 300*time.Millisecond)
 	ims := atomicImpls([]impl{curatorGo{}, floor{}, floorSerial{}, zkLock{}})
 	if len(ims) != 3 {
 		t.Fatalf("%d Go rows, want gocurator, gocurator-promoted and floor", len(ims))

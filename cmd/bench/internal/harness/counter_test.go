@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"testing"
 	"time"
-
-	"github.com/gocurator/curator/zkharness"
 )
 
 // TestCounter runs the counter workload briefly for every Go row on a real
@@ -16,17 +14,7 @@ import (
 // no row sends more than one setData per try, and a row that writes two for
 // each increment it counts is caught.
 func TestCounter(t *testing.T) {
-	srv, err := zkharness.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	e := env{addr: srv.ConnectString(), duration: 300 * time.Millisecond, received: func() int64 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		n, _ := zkharness.Received(ctx, srv.ConnectString())
-		return n
-	}}
+	e := serverEnv(t, 300*time.Millisecond)
 	ims := counterImpls([]impl{curatorGo{}, floor{}, floorSerial{}, zkLock{}})
 	if len(ims) != 2 {
 		t.Fatalf("%d Go rows, want gocurator and floor", len(ims))

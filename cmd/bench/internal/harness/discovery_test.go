@@ -1,11 +1,7 @@
 package harness
 
 import (
-	"context"
 	"testing"
-	"time"
-
-	"github.com/gocurator/curator/zkharness"
 )
 
 // TestDiscovery runs a few registrations, unregistrations and crashes for
@@ -15,17 +11,7 @@ import (
 // listing and a read when it comes and a listing when it goes (3), the
 // cache those and a read of the deleted node (4).
 func TestDiscovery(t *testing.T) {
-	srv, err := zkharness.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	e := env{addr: srv.ConnectString(), received: func() int64 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		n, _ := zkharness.Received(ctx, srv.ConnectString())
-		return n
-	}}
+	e := serverEnv(t, 0)
 	const instances, caches = 5, 2
 	rows, stop, errs := discoveryRows(e, options{only: []string{"gocurator", "floor"}})
 	defer stop()

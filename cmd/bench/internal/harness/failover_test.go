@@ -1,11 +1,7 @@
 package harness
 
 import (
-	"context"
 	"testing"
-	"time"
-
-	"github.com/gocurator/curator/zkharness"
 )
 
 // TestFailover runs a few changes of leader for every Go elector on a real
@@ -13,17 +9,7 @@ import (
 // and the next leader's notification are seen on the wire, and the floor makes exactly the protocol's requests
 // (the leader's closeSession and the next one's listing; one notification).
 func TestFailover(t *testing.T) {
-	srv, err := zkharness.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	e := env{addr: srv.ConnectString(), received: func() int64 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		n, _ := zkharness.Received(ctx, srv.ConnectString())
-		return n
-	}}
+	e := serverEnv(t, 0)
 	const n = 4
 	els := electors([]string{"gocurator", "floor"})
 	if len(els) != 3 {

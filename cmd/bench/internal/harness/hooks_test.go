@@ -1,13 +1,11 @@
 package harness
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gocurator/curator/observe"
-	"github.com/gocurator/curator/zkharness"
 )
 
 // countingHook counts the acquires and requests it hears.
@@ -26,17 +24,7 @@ func (h *countingHook) OnRequest(observe.Request) { h.mu.Lock(); h.requests++; h
 // and the hooks heard the cycles' acquires and requests; the hooked row's
 // ratio to the plain one is computed round by round.
 func TestHookedRows(t *testing.T) {
-	srv, err := zkharness.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	e := env{addr: srv.ConnectString(), duration: 300 * time.Millisecond, received: func() int64 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		n, _ := zkharness.Received(ctx, srv.ConnectString())
-		return n
-	}}
+	e := serverEnv(t, 300*time.Millisecond)
 	var (
 		mu    sync.Mutex
 		hooks []*countingHook

@@ -1,13 +1,11 @@
 package harness
 
-import "sync"
-
 // keptClients holds each row's clients of one throughput workload across
 // its turns (--keep-sessions), so that a turn measures the workload alone,
 // not a fresh session's start, and turns can be short: many short turns
-// pair the rows more closely in time than a few long ones.
+// pair the rows more closely in time than a few long ones. The turns run
+// one after another, so it needs no lock.
 type keptClients struct {
-	mu   sync.Mutex
 	rows map[string]*keptRow // by implementation
 }
 
@@ -26,8 +24,6 @@ func (e env) sessions(im impl, n int) (sessions []session, done func(), err erro
 		return connectAll(im, e.addr, n)
 	}
 	k := e.kept
-	k.mu.Lock()
-	defer k.mu.Unlock()
 	row, ok := k.rows[im.name()]
 	if !ok {
 		row = &keptRow{}
@@ -42,8 +38,6 @@ func (k *keptClients) close() {
 	if k == nil {
 		return
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
 	for _, row := range k.rows {
 		if row.err == nil {
 			row.closeAll()

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gocurator/curator/framework"
-	"github.com/gocurator/curator/zkharness"
 )
 
 // TestKeptSessions runs a workload in turns with --keep-sessions: every
@@ -16,20 +15,10 @@ import (
 // and closing the kept clients closes them. The many-locks workload keeps
 // its clients too.
 func TestKeptSessions(t *testing.T) {
-	srv, err := zkharness.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	received := func() int64 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		n, _ := zkharness.Received(ctx, srv.ConnectString())
-		return n
-	}
 	made := 0
 	set := &HookSet{Name: "counting", New: func() (any, error) { made++; return &countingHook{}, nil }}
-	e := env{addr: srv.ConnectString(), duration: 600 * time.Millisecond, received: received, kept: &keptClients{rows: map[string]*keptRow{}}}
+	e := serverEnv(t, 600*time.Millisecond)
+	e.kept = &keptClients{rows: map[string]*keptRow{}}
 	rs := interleaved(e, options{rounds: 3}, "mutex-contended", []impl{curatorGo{set}, floor{}}, nil, runMutexContended)
 	if made != 8 {
 		t.Errorf("%d hooks made for 3 turns of 8 clients: want 8, the clients made once", made)

@@ -1,11 +1,7 @@
 package harness
 
 import (
-	"context"
 	"testing"
-	"time"
-
-	"github.com/gocurator/curator/zkharness"
 )
 
 // TestPropagation runs a few updates of the config node for every Go row,
@@ -14,17 +10,7 @@ import (
 // subscriber's wire, and each row makes the protocol's requests exactly:
 // one notification and one read per subscriber per update.
 func TestPropagation(t *testing.T) {
-	srv, err := zkharness.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	e := env{addr: srv.ConnectString(), received: func() int64 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		n, _ := zkharness.Received(ctx, srv.ConnectString())
-		return n
-	}}
+	e := serverEnv(t, 0)
 	const updates, subscribers = 5, 2
 	rows, stop, errs := propRows(e, options{only: []string{"gocurator", "floor"}})
 	defer stop()

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/gocurator/curator/zkharness"
 )
 
 // TestQueue runs the queue workload briefly for every Go row on a real
@@ -14,19 +12,9 @@ import (
 // (a create, two multis, a getData), gocurator at least those, and a row
 // whose consumers deliver every item twice is caught.
 func TestQueue(t *testing.T) {
-	srv, err := zkharness.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	// Long enough that a loaded machine still moves items within it (a row
 	// must consume some for its counts to mean anything).
-	e := env{addr: srv.ConnectString(), duration: 2 * time.Second, received: func() int64 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		n, _ := zkharness.Received(ctx, srv.ConnectString())
-		return n
-	}}
+	e := serverEnv(t, 2*time.Second)
 	ims := queueImpls([]impl{curatorGo{}, floor{}, floorSerial{}, zkLock{}})
 	if len(ims) != 2 {
 		t.Fatalf("%d Go rows, want gocurator and floor", len(ims))
