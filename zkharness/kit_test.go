@@ -150,6 +150,57 @@ func TestProxyDropAfterLosesTheReply(t *testing.T) {
 	probe.Delete(path, -1)
 }
 
+// Arrival: a request sent while the proxy is silent is seen to arrive, yet
+// reaches the server only once the proxy speaks again; a request sent after
+// it (an exists here) arrives too, read past the first.
+func TestProxyArrivalWhileSilent(t *testing.T) {
+	proxy, err := zkharness.NewProxy(server.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	conn, _ := connect(t, proxy.Addr(), nil)
+	probe, _ := connect(t, server.Addr(), nil)
+	path := "/" + recipestest.Namespace(t)
+	created, checked := proxy.Arrival(zkharness.OpCreate), make(chan error, 1)
+	proxy.Blackhole(true)
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Create(path, nil, 0, zk.WorldACL(zk.PermAll))
+		done <- err
+	}()
+	ctx := recipestest.Context(t)
+	arrive := func(ch <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("the %s never arrived at the silent proxy", what)
+		}
+	}
+	arrive(created, "create")
+	exists := proxy.Arrival(zkharness.OpExists)
+	go func() {
+		_, _, err := conn.Exists(path)
+		checked <- err
+	}()
+	arrive(exists, "exists")
+	if ok, _, err := probe.Exists(path); ok || err != nil {
+		t.Fatalf("the create reached the server through a silent proxy: %v %v", ok, err)
+	}
+	proxy.Blackhole(false)
+	if err := <-done; err != nil {
+		t.Fatalf("create once the proxy spoke again: %v", err)
+	}
+	if err := <-checked; err != nil {
+		t.Fatalf("exists once the proxy spoke again: %v", err)
+	}
+	if ok, _, err := probe.Exists(path); !ok || err != nil {
+		t.Fatalf("the create did not commit: %v %v", ok, err)
+	}
+	probe.Delete(path, -1)
+}
+
 func TestEnsembleSurvivesAFollowerAndRestartsIt(t *testing.T) {
 	ens, err := zkharness.StartEnsemble(3)
 	if err != nil {

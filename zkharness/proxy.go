@@ -9,9 +9,10 @@ import (
 
 // Proxy is a TCP fault proxy on 127.0.0.1 in front of one ZooKeeper server.
 // Point a client at Addr; then DropAll cuts every connection, Blackhole
-// silences them, DropAfter loses the reply to one request, and HoldReply
-// keeps one back until the test decides its fate. It parses ZooKeeper's
-// frames (a 4-byte length, then the payload) to find requests.
+// silences them, DropAfter loses the reply to one request, HoldReply keeps
+// one back until the test decides its fate, and Arrival says when a request
+// has been sent. It parses ZooKeeper's frames (a 4-byte length, then the
+// payload) to find requests.
 type Proxy struct {
 	target string
 	ln     net.Listener
@@ -24,6 +25,8 @@ type Proxy struct {
 	dropAfter int32         // opcode whose reply to lose; 0: none
 	holdOp    int32         // opcode whose reply to hold back; 0: none
 	held      *HeldReply    // the hold armed for holdOp
+	arriveOp  int32         // opcode whose arrival to signal; 0: none
+	arrival   chan struct{} // closed when a request with arriveOp arrives
 	closed    bool
 }
 
@@ -99,6 +102,29 @@ func (p *Proxy) HoldReply(opcode int32) *HeldReply {
 	defer p.mu.Unlock()
 	p.holdOp, p.held = opcode, h
 	return h
+}
+
+// Arrival arms a one-shot signal: the returned channel is closed when the
+// next request with this opcode reaches the proxy from a client, even while
+// the proxy is silent (see Blackhole). It is how a test knows a client has
+// sent a request (and so had begun the call that sends it) before the test
+// lets the network speak again.
+func (p *Proxy) Arrival(opcode int32) <-chan struct{} {
+	ch := make(chan struct{})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.arriveOp, p.arrival = opcode, ch
+	return ch
+}
+
+// arrived closes the armed Arrival channel if it is for op.
+func (p *Proxy) arrived(op int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.arrival != nil && p.arriveOp == op {
+		close(p.arrival)
+		p.arrival, p.arriveOp = nil, 0
+	}
 }
 
 // HeldReply is a reply the proxy keeps back (see Proxy.HoldReply).
@@ -251,13 +277,25 @@ func (pp *pipe) close() {
 
 // forward copies frames from src to dst until either side fails. The first
 // frame each way is the session handshake; later client frames are requests
-// (xid, opcode, ...) and server frames replies (xid, zxid, err, ...).
+// (xid, opcode, ...) and server frames replies (xid, zxid, err, ...). A
+// reader goroutine keeps taking frames off src while the proxy is silent,
+// so that a request is seen to arrive (see Arrival) even then; forward
+// passes them on in order once it speaks again.
 func (pp *pipe) forward(src, dst net.Conn, toServer bool) {
 	defer pp.proxy.wg.Done()
 	defer pp.close()
+	frames := make(chan readFrame, 64)
+	pp.proxy.wg.Add(1)
+	go pp.read(src, toServer, frames)
 	for first := true; ; first = false {
-		frame, err := zkwire.ReadFrame(src)
-		if !pp.proxy.waitOpen(pp) || err != nil { // a close, too, waits out a blackhole
+		var f readFrame
+		select {
+		case f = <-frames:
+		case <-pp.done():
+			return
+		}
+		frame := f.frame
+		if !pp.proxy.waitOpen(pp) || f.err != nil { // a close, too, waits out a blackhole
 			return
 		}
 		if xid, ok := zkwire.ReplyXid(frame); !toServer && !first && ok {
@@ -298,6 +336,32 @@ func (pp *pipe) forward(src, dst net.Conn, toServer bool) {
 			}
 		}
 		if _, err := dst.Write(frame); err != nil {
+			return
+		}
+	}
+}
+
+// readFrame is one frame read off a connection, or the error that ended it.
+type readFrame struct {
+	frame []byte
+	err   error
+}
+
+// read takes frames off src for forward until src fails or the pipe
+// closes, and tells the proxy of each request that arrives.
+func (pp *pipe) read(src net.Conn, toServer bool, out chan<- readFrame) {
+	defer pp.proxy.wg.Done()
+	for first := true; ; first = false {
+		frame, err := zkwire.ReadFrame(src)
+		if _, op, ok := zkwire.RequestHeader(frame); err == nil && toServer && !first && ok {
+			pp.proxy.arrived(op)
+		}
+		select {
+		case out <- readFrame{frame, err}:
+		case <-pp.done():
+			return
+		}
+		if err != nil {
 			return
 		}
 	}

@@ -62,8 +62,16 @@ func TestReleaseAfterTheSessionEndedIsALoss(t *testing.T) {
 			if !prepared {
 				t.Fatal("three times the holder's client suspended itself before its node was seen gone")
 			}
+			// The network speaks again only once the release's delete is
+			// sent: Release has begun while the client was connected.
+			sent := proxy.Arrival(zkharness.OpDelete)
 			done := make(chan error, 1)
 			go func() { done <- h.Release(ctx) }()
+			select {
+			case <-sent:
+			case err := <-done:
+				t.Fatalf("Release returned before its delete was sent (%v): the client suspended itself, the test proves nothing", err)
+			}
 			proxy.Blackhole(false) // it resumes, its release under way
 			err := <-done
 			if !isLost(err) {
