@@ -68,6 +68,10 @@ func StartEnsemble(n int, opts ...Option) (*Ensemble, error) {
 	}
 	cfg := newConfig(opts)
 	e.zk.jvmFlags = cfg.jvmFlags()
+	if e.zk.launcher, err = cfg.launcher(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	for i := range n {
 		mdir := filepath.Join(dir, "m"+strconv.Itoa(i+1))
 		m := &member{

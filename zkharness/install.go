@@ -22,6 +22,7 @@ type zooKeeper struct {
 	java      string
 	classpath string
 	jvmFlags  []string // set from the Server's or Ensemble's config
+	launcher  []string // the command the java command line is given to (WithCPUs), if any
 }
 
 // findZooKeeper looks in $ZOOKEEPER_HOME (its jars and lib/*.jar), then at
@@ -65,6 +66,9 @@ func (z zooKeeper) command(cfg string, logFile *os.File) *exec.Cmd {
 		"-cp", z.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
 	cmd := exec.Command(z.java, args...)
+	if len(z.launcher) > 0 {
+		cmd = exec.Command(z.launcher[0], append(append(slices.Clone(z.launcher[1:]), z.java), args...)...)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	return cmd
 }

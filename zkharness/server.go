@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +26,7 @@ type config struct {
 	stock      bool
 	tls        bool
 	noExtended bool
+	cpus       []int
 }
 
 // WithTickTime sets ZooKeeper's tickTime (default 200ms). Session timeouts
@@ -54,6 +57,34 @@ func WithStockSettings() Option { return func(c *config) { c.stock = true } }
 // TTL nodes with an Unimplemented error. Without this option the kit's servers
 // enable them, so that TTL recipes can be tested.
 func WithoutExtendedTypes() Option { return func(c *config) { c.noExtended = true } }
+
+// WithCPUs runs the server's JVM (each member's, in an ensemble) on these
+// CPUs only, through util-linux's taskset, which must be on the PATH. A
+// benchmark uses it to keep the server off the cores its clients run on, so
+// that neither takes the other's CPU time.
+func WithCPUs(cpus ...int) Option {
+	return func(c *config) { c.cpus = slices.Clone(cpus) }
+}
+
+// launcher returns the command and arguments the JVM's command line is
+// given to: none, or taskset with the CPUs of WithCPUs.
+func (c config) launcher() ([]string, error) {
+	if len(c.cpus) == 0 {
+		return nil, nil
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return nil, fmt.Errorf("zkharness: WithCPUs needs taskset (util-linux): %w", err)
+	}
+	list := make([]string, len(c.cpus))
+	for i, cpu := range c.cpus {
+		if cpu < 0 {
+			return nil, fmt.Errorf("zkharness: WithCPUs: no CPU %d", cpu)
+		}
+		list[i] = strconv.Itoa(cpu)
+	}
+	return []string{taskset, "-c", strings.Join(list, ",")}, nil
+}
 
 // jvmFlags returns the flags the server's JVM starts with.
 func (c config) jvmFlags() []string {
@@ -123,6 +154,9 @@ func NewServer(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	c := newConfig(opts)
+	if zkp.launcher, err = c.launcher(); err != nil {
+		return nil, err
+	}
 	nports := 1
 	if c.tls {
 		nports = 2

@@ -102,6 +102,7 @@ func Main(p Program) {
 	peerWarmup := flag.Duration("peer-warmup", 5*time.Second, "the same for the Java peer, in each of its runs, so that its JIT has compiled the hot paths")
 	rounds := flag.Int("rounds", 3, "the implementations take turns this many times per workload, each for duration/rounds")
 	keepSessions := flag.Bool("keep-sessions", false, "the mutex, semaphore, read-write lock and many-locks workloads open each Go row's clients once and keep them for every turn, instead of new ones each turn; turns can then be short (--rounds 200 --duration 200s: 1 s turns)")
+	pin := flag.Bool("pin", false, "Linux: run this process (and the Java peers it starts) on CPU 0 with GOMAXPROCS 1, and the ZooKeeper servers it starts on the other CPUs, so that the clients and the servers do not take each other's CPU time; turns then move far less (docs/performance.md, run AI)")
 	noCancel := flag.Bool("no-cancel", false, "acquire with context.Background() instead of a cancellable context")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the Go side here")
 	mutexprofile := flag.String("mutexprofile", "", "write a profile of the Go side's contended mutexes here")
@@ -111,6 +112,14 @@ func Main(p Program) {
 	}
 	hooks := flag.String("hooks", cmp.Or(p.DefaultHooks, "none"), "the gocurator rows' hooks, each a row: none (the plain client, named gocurator), noop (a hook that does nothing, gocurator+noop)"+hookNames(p.Hooks))
 	flag.Parse()
+	var serverCPUs []int
+	if *pin {
+		var err error
+		if serverCPUs, err = pinClient(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: --pin:", err)
+			os.Exit(2)
+		}
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {
@@ -124,7 +133,8 @@ func Main(p Program) {
 	}
 	o := options{connect: *connect, fsync: *fsync, testServer: *testServer, warmup: *warmup, rounds: max(*rounds, 1), out: *out,
 		only: split(*only), workloads: split(*workloads), herdSizes: split(*herdSizes), subscriberCounts: split(*subscribers),
-		manyClients: split(*manyClients), ensemble: *ensemble, standalone: *standalone, keepSessions: *keepSessions}
+		manyClients: split(*manyClients), ensemble: *ensemble, standalone: *standalone, keepSessions: *keepSessions,
+		serverCPUs: serverCPUs}
 	for _, name := range split(*hooks) {
 		set, ok := hookSets[name]
 		if !ok {
@@ -168,7 +178,8 @@ type options struct {
 	hooks                      []*HookSet // --hooks: a gocurator row each (nil: no hooks)
 	manyClients                []string   // --many-clients, as given
 	ensemble, standalone       bool
-	keepSessions               bool // --keep-sessions
+	keepSessions               bool  // --keep-sessions
+	serverCPUs                 []int // --pin: the CPUs the servers run on
 }
 
 // throughput runs one of the timed workloads.
@@ -245,6 +256,9 @@ func run(e env, o options) error {
 	}
 	if !o.fsync {
 		opts = append(opts, zkharness.WithoutFsync())
+	}
+	if len(o.serverCPUs) > 0 {
+		opts = append(opts, zkharness.WithCPUs(o.serverCPUs...))
 	}
 	if o.standalone {
 		srv, err := zkharness.NewServer(opts...)

@@ -1,0 +1,43 @@
+package zkharness
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// WithCPUs confines every thread of the server's JVM to the CPUs it names,
+// and a bad CPU is refused before anything starts.
+func TestWithCPUsConfinesTheJVM(t *testing.T) {
+	if _, err := NewServer(WithCPUs(-1)); err == nil {
+		t.Fatal("WithCPUs(-1) accepted")
+	}
+	s, err := NewServer(WithCPUs(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.mu.Lock()
+	pid := s.proc.cmd.Process.Pid
+	s.mu.Unlock()
+	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) < 2 {
+		t.Fatalf("the JVM has %d threads: the test proves nothing", len(tasks))
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", task.Name(), "status"))
+		if err != nil {
+			continue // the thread ended
+		}
+		for line := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok && strings.TrimSpace(v) != "0" {
+				t.Errorf("JVM thread %s may run on CPUs %s, want 0", task.Name(), strings.TrimSpace(v))
+			}
+		}
+	}
+}
