@@ -14,7 +14,8 @@ func TestWithCPUsConfinesTheJVM(t *testing.T) {
 	if _, err := NewServer(WithCPUs(-1)); err == nil {
 		t.Fatal("WithCPUs(-1) accepted")
 	}
-	s, err := NewServer(WithCPUs(0))
+	cpu := firstAllowedCPU(t)
+	s, err := NewServer(WithCPUs(cpu))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +36,30 @@ func TestWithCPUsConfinesTheJVM(t *testing.T) {
 			continue // the thread ended
 		}
 		for line := range strings.Lines(string(b)) {
-			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok && strings.TrimSpace(v) != "0" {
-				t.Errorf("JVM thread %s may run on CPUs %s, want 0", task.Name(), strings.TrimSpace(v))
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok && strings.TrimSpace(v) != strconv.Itoa(cpu) {
+				t.Errorf("JVM thread %s may run on CPUs %s, want %d", task.Name(), strings.TrimSpace(v), cpu)
 			}
 		}
 	}
+}
+
+// firstAllowedCPU returns the lowest CPU this process may run on.
+func firstAllowedCPU(t *testing.T) int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			first, _, _ := strings.Cut(strings.TrimSpace(v), ",")
+			first, _, _ = strings.Cut(first, "-")
+			cpu, err := strconv.Atoi(first)
+			if err != nil {
+				t.Fatalf("Cpus_allowed_list %q", v)
+			}
+			return cpu
+		}
+	}
+	t.Fatal("no Cpus_allowed_list in /proc/self/status")
+	return 0
 }

@@ -102,7 +102,7 @@ func Main(p Program) {
 	peerWarmup := flag.Duration("peer-warmup", 5*time.Second, "the same for the Java peer, in each of its runs, so that its JIT has compiled the hot paths")
 	rounds := flag.Int("rounds", 3, "the implementations take turns this many times per workload, each for duration/rounds")
 	keepSessions := flag.Bool("keep-sessions", false, "the mutex, semaphore, read-write lock and many-locks workloads open each Go row's clients once and keep them for every turn, instead of new ones each turn; turns can then be short (--rounds 200 --duration 200s: 1 s turns)")
-	pin := flag.Bool("pin", false, "Linux: run this process (and the Java peers it starts) on CPU 0 with GOMAXPROCS 1, and the ZooKeeper servers it starts on the other CPUs, so that the clients and the servers do not take each other's CPU time; turns then move far less (docs/performance.md, run AI)")
+	pin := flag.Bool("pin", false, "Linux: run this process (and the Java peers it starts) on the first CPU it may run on (CPU 0 on most machines) with GOMAXPROCS 1, and the ZooKeeper servers it starts on the others, so that the clients and the servers do not take each other's CPU time; turns then move far less (docs/performance.md, run AI)")
 	noCancel := flag.Bool("no-cancel", false, "acquire with context.Background() instead of a cancellable context")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the Go side here")
 	mutexprofile := flag.String("mutexprofile", "", "write a profile of the Go side's contended mutexes here")

@@ -10,18 +10,28 @@ import (
 	"unsafe"
 )
 
-// pinClient confines this process to CPU 0 and its Go code to one
-// processor (GOMAXPROCS 1), and returns the CPUs left for the servers:
-// every other one. Threads made later, and the processes this one starts
-// (the Java peers), inherit CPU 0.
+// pinClient confines this process to the first CPU it may run on and its
+// Go code to one processor (GOMAXPROCS 1), and returns the CPUs left for
+// the servers: every other one it may run on. Threads made later, and the
+// processes this one starts (the Java peers), inherit the client's CPU.
 func pinClient() ([]int, error) {
-	n := runtime.NumCPU()
-	if n < 2 {
-		return nil, fmt.Errorf("%d CPU: nothing to keep the servers apart on", n)
+	var mask [16]uint64 // 1024 CPUs
+	size := unsafe.Sizeof(mask)
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, size, uintptr(unsafe.Pointer(&mask[0]))); errno != 0 {
+		return nil, fmt.Errorf("the CPUs this process may run on: %w", errno)
+	}
+	var cpus []int
+	for cpu := range len(mask) * 64 {
+		if mask[cpu/64]&(1<<(cpu%64)) != 0 {
+			cpus = append(cpus, cpu)
+		}
+	}
+	if len(cpus) < 2 {
+		return nil, fmt.Errorf("this process may run on %d CPU: nothing to keep the servers apart on", len(cpus))
 	}
 	runtime.GOMAXPROCS(1)
-	var mask [16]uint64 // 1024 CPUs
-	mask[0] = 1         // CPU 0
+	clear(mask[:])
+	mask[cpus[0]/64] = 1 << (cpus[0] % 64)
 	// Twice over: a thread made by one not yet confined during the first
 	// pass is confined by the second.
 	for range 2 {
@@ -34,15 +44,11 @@ func pinClient() ([]int, error) {
 			if err != nil {
 				continue
 			}
-			_, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, uintptr(tid), unsafe.Sizeof(mask), uintptr(unsafe.Pointer(&mask[0])))
+			_, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, uintptr(tid), size, uintptr(unsafe.Pointer(&mask[0])))
 			if errno != 0 && !errors.Is(errno, syscall.ESRCH) { // ESRCH: the thread ended
 				return nil, fmt.Errorf("thread %d: %w", tid, errno)
 			}
 		}
 	}
-	cpus := make([]int, 0, n-1)
-	for cpu := 1; cpu < n; cpu++ {
-		cpus = append(cpus, cpu)
-	}
-	return cpus, nil
+	return cpus[1:], nil
 }
