@@ -1,6 +1,7 @@
 package zkharness
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,8 +12,8 @@ import (
 // WithCPUs confines every thread of the server's JVM to the CPUs it names,
 // and a bad CPU is refused before anything starts.
 func TestWithCPUsConfinesTheJVM(t *testing.T) {
-	if _, err := NewServer(WithCPUs(-1)); err == nil {
-		t.Fatal("WithCPUs(-1) accepted")
+	if _, err := NewServer(WithCPUs(-1)); !errors.Is(err, ErrBadCPU) {
+		t.Fatalf("WithCPUs(-1): %v, want ErrBadCPU", err)
 	}
 	cpu := firstAllowedCPU(t)
 	s, err := NewServer(WithCPUs(cpu))

@@ -154,11 +154,7 @@ func TestProxyDropAfterLosesTheReply(t *testing.T) {
 // reaches the server only once the proxy speaks again; a request sent after
 // it (an exists here) arrives too, read past the first.
 func TestProxyArrivalWhileSilent(t *testing.T) {
-	proxy, err := zkharness.NewProxy(server.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := recipestest.StartProxy(t, server.Addr())
 	conn, _ := connect(t, proxy.Addr(), nil)
 	probe, _ := connect(t, server.Addr(), nil)
 	path := "/" + recipestest.Namespace(t)

@@ -3,6 +3,7 @@ package zkharness
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -66,22 +67,26 @@ func WithCPUs(cpus ...int) Option {
 	return func(c *config) { c.cpus = slices.Clone(cpus) }
 }
 
+// ErrBadCPU is NewServer's and StartEnsemble's error for a CPU given to
+// WithCPUs that cannot be one (a negative number).
+var ErrBadCPU = errors.New("zkharness: WithCPUs: no such CPU")
+
 // launcher returns the command and arguments the JVM's command line is
 // given to: none, or taskset with the CPUs of WithCPUs.
 func (c config) launcher() ([]string, error) {
 	if len(c.cpus) == 0 {
 		return nil, nil
 	}
-	taskset, err := exec.LookPath("taskset")
-	if err != nil {
-		return nil, fmt.Errorf("zkharness: WithCPUs needs taskset (util-linux): %w", err)
-	}
 	list := make([]string, len(c.cpus))
 	for i, cpu := range c.cpus {
 		if cpu < 0 {
-			return nil, fmt.Errorf("zkharness: WithCPUs: no CPU %d", cpu)
+			return nil, fmt.Errorf("%w: %d", ErrBadCPU, cpu)
 		}
 		list[i] = strconv.Itoa(cpu)
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return nil, fmt.Errorf("zkharness: WithCPUs needs taskset (util-linux): %w", err)
 	}
 	return []string{taskset, "-c", strings.Join(list, ",")}, nil
 }
