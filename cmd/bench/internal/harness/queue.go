@@ -154,13 +154,24 @@ func runQueueRow(e env, row queueRow, path string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), e.duration+time.Minute)
 	defer cancel()
 	t := newItemTally()
+	// The consumers are stopped once the queue is drained, before the
+	// requests are counted: an item's delivery comes before its removal,
+	// and stopping waits for an item under way to be removed.
+	var consumers []func()
+	stopConsumers := func() {
+		for _, stop := range consumers {
+			stop()
+		}
+		consumers = nil
+	}
+	defer stopConsumers()
 	for i, s := range sessions[1:] {
 		stop, err := row.consume(ctx, s, i, path, path+"-locks", t.delivered)
 		if err != nil {
 			r.Error = err.Error()
 			return r
 		}
-		defer stop()
+		consumers = append(consumers, stop)
 	}
 	put, stopProducer, err := row.produce(ctx, sessions[0], path)
 	if err != nil {
@@ -209,8 +220,10 @@ func runQueueRow(e env, row queueRow, path string) result {
 	case <-ctx.Done():
 		r.Notes = fmt.Sprintf("not drained: %d of %d items consumed", t.consumed.Load(), produced)
 	}
-	// Requests per item are counted until the queue is drained, over the
-	// items put: the items put by the end were consumed after it.
+	stopConsumers()
+	// Requests per item are counted until the queue is drained and its
+	// consumers stopped, over the items put: the items put by the end were
+	// consumed after it.
 	cpu := processCPU() - cpu0
 	reqs, srv, notifs := requests(sessions)-reqs0, e.received()-srv0, notifications(sessions)-notifs0
 	r.Cycles, r.Seconds = cycles, elapsed.Seconds()
