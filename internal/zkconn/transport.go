@@ -73,9 +73,12 @@ type transport struct {
 	mu      sync.Mutex
 	closed  bool
 	conns   map[net.Conn]struct{}
-	latest  *trackedConn // the connection dialed last
-	session handshake    // the latest handshake that gave a session
-	dialErr error        // how the latest attempt to connect failed; nil once a server answered a handshake
+	latest  *trackedConn  // the connection dialed last
+	session handshake     // the latest handshake that gave a session
+	dialErr error         // how the latest attempt to connect failed; nil once a server answered a handshake
+	ending  int           // closeSession calls under way: dial waits for them
+	ended   chan struct{} // closed when ending falls back to 0
+	waiting func()        // tests: called, without mu, each time a dial waits for a close
 }
 
 // New returns a transport for cfg.
@@ -92,6 +95,18 @@ func newTransport(cfg transportConfig) *transport {
 // through. It refuses once Close was called.
 func (t *transport) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	t.mu.Lock()
+	for t.ending > 0 && !t.closed {
+		ended, waiting := t.ended, t.waiting
+		t.mu.Unlock()
+		if waiting != nil {
+			waiting()
+		}
+		select {
+		case <-ended:
+		case <-t.closing.Done():
+		}
+		t.mu.Lock()
+	}
 	closed := t.closed
 	t.mu.Unlock()
 	if closed {
@@ -274,8 +289,30 @@ func (t *transport) dropAll() {
 }
 
 // CloseSession closes the session of hs through the server it was made on,
-// over a connection of its own.
+// over a connection of its own, within the config's Timeout. No connection
+// of go-zookeeper's is dialed meanwhile: the server cuts the client's
+// connection when the session is taken over, and go-zookeeper, with other
+// servers to try, would at once take the session to one of them, where it
+// is no longer this connection's to close (the server drops it unanswered).
 func (t *transport) closeSession(ctx context.Context, hs handshake) error {
+	t.mu.Lock()
+	if t.ending == 0 {
+		t.ended = make(chan struct{})
+	}
+	t.ending++
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		if t.ending--; t.ending == 0 {
+			close(t.ended)
+		}
+		t.mu.Unlock()
+	}()
+	if t.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.cfg.Timeout)
+		defer cancel()
+	}
 	nc, err := t.dialServer(ctx, "tcp", hs.Addr, t.cfg.Timeout)
 	if err != nil {
 		return err
