@@ -20,7 +20,9 @@
 // "VIOLATION <id>\t<markers>\t<election>" with what it saw (each entry
 // "name|data|ephemeralOwner", comma-separated; the election's nodes in
 // Curator's order), then deletes its marker. Two participants acting as
-// leader at once are seen that way. It prints "LEADING <path> <owner> <session>"
+// leader at once are seen that way. A check that outlived the term it began
+// in (the session changed, or the latch no longer leads) prints
+// "SPANNED <id> ..." instead. It prints "LEADING <path> <owner> <session>"
 // each time leadership begins (path: the latch's node and its ephemeral owner,
 // "-" for a selector or a node gone) and "NOTLEADING" when a selector's term
 // ends, so a latch claiming leadership with a node of an earlier session
@@ -175,16 +177,23 @@ public class LeaderPeer {
     }
 
     // markOnce is the marker check, once, if the participant still means to lead.
+    // A check that outlived its term is not reported: one begun just before an
+    // outage waits out Curator's retries, and its create may then be made by
+    // the session after it, which another leads.
     private static void markOnce() throws Exception {
         synchronized (markLock) {
             if (stopping || (latch != null && !latch.hasLeadership())) {
                 return;
             }
+            String began = session();
             String mine = client.create().creatingParentContainersIfNeeded()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .forPath(markerDir + "/m-" + id + "-", id.getBytes(StandardCharsets.UTF_8));
             List<String> inside = client.getChildren().forPath(markerDir);
-            if (inside.size() > 1) {
+            boolean sameTerm = began.equals(session()) && (latch == null || latch.hasLeadership());
+            if (inside.size() > 1 && !sameTerm) {
+                out("SPANNED " + id + " a marker check begun in session " + began + " ended in " + session());
+            } else if (inside.size() > 1) {
                 out("VIOLATION " + id + "\t" + describe(markerDir, inside) + "\t"
                         + describe(electionPath, sortedElection()));
             }
