@@ -23,6 +23,8 @@ type conn interface {
 	Sync(ctx context.Context, path string) error
 	Multi(ctx context.Context, r zkconn.MultiRequest, sent func()) ([]zkconn.OpResult, error)
 	AddAuth(ctx context.Context, scheme string, auth []byte) error
+	AddWatch(ctx context.Context, path string, recursive bool) error
+	RemoveWatch(ctx context.Context, path string, recursive bool) error
 
 	SessionID() int64
 	Server() string

@@ -309,6 +309,14 @@ func (f *fakeConn) SetACL(ctx context.Context, path string, acl []zkconn.ACL, ve
 	return nil, zkerr.Unimplemented
 }
 
+func (f *fakeConn) AddWatch(ctx context.Context, path string, recursive bool) error {
+	return zkerr.Unimplemented
+}
+
+func (f *fakeConn) RemoveWatch(ctx context.Context, path string, recursive bool) error {
+	return zkerr.Unimplemented
+}
+
 func (f *fakeConn) Sync(ctx context.Context, path string) error {
 	_, err := do(f, ctx, "sync", path, func() (struct{}, error) { return struct{}{}, nil }, nil)
 	return err

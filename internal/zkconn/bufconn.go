@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/binary"
 	"net"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // readBufferSize is the size of a connection's read buffer: a few replies
@@ -47,6 +49,12 @@ func (b *bufferedConn) Read(p []byte) (int, error) {
 			return b.r.Read(p) // what is there, or the error
 		}
 		length := int(binary.BigEndian.Uint32(hdr[:4]))
+		if xid := int32(binary.BigEndian.Uint32(hdr[4:8])); xid <= zkwire.OwnXidLimit && b.tc != nil {
+			if err := b.takeOwn(xid, length); err != nil {
+				return 0, err
+			}
+			return b.Read(p)
+		}
 		if b.maxReply > 0 && length > b.maxReply {
 			if err := b.refuse(length); err != nil {
 				return 0, err

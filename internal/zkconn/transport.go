@@ -70,6 +70,8 @@ type transport struct {
 	cancel  context.CancelFunc
 	loop    recvLoop
 
+	ownXid atomic.Uint32 // the last xid of a request of the transport's own, counted down from zkwire.OwnXidLimit
+
 	mu      sync.Mutex
 	closed  bool
 	conns   map[net.Conn]struct{}
@@ -135,6 +137,7 @@ func (t *transport) dial(network, addr string, timeout time.Duration) (net.Conn,
 	}
 	return newBufferedConn(zkwire.SniffConn(watched, func(r zkwire.ConnectResponse) {
 		answered.Store(true)
+		tc.session.Store(r.SessionID != 0)
 		t.mu.Lock()
 		t.dialErr = nil
 		if r.SessionID != 0 {
@@ -329,13 +332,18 @@ type trackedConn struct {
 	gate      atomic.Pointer[replyGate] // nil: replies pass
 	closed    chan struct{}             // closed by Close: a gate holds nothing back then
 	closeOnce sync.Once
+	session   atomic.Bool // the handshake's answer gave a session: requests of the transport's own may go
+	wmu       sync.Mutex  // one writer at a time: go-zookeeper's send loop, or an own request
+	own       ownReplies
 }
 
 // Write tells the write watch what was written. It runs on go-zookeeper's
 // send loop, which takes the next request only after it; go-zookeeper
 // writes each request in one call.
 func (c *trackedConn) Write(b []byte) (int, error) {
+	c.wmu.Lock()
 	n, err := c.Conn.Write(b)
+	c.wmu.Unlock()
 	if err == nil && c.t.cfg.Writes != nil {
 		c.t.cfg.Writes.written(b)
 	}
@@ -355,6 +363,7 @@ func (c *trackedConn) Close() error {
 	}
 	c.t.mu.Unlock()
 	c.closeOnce.Do(func() { close(c.closed) })
+	c.own.fail()
 	if g := c.gate.Load(); g != nil {
 		g.release() // stops its timer
 	}

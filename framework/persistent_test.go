@@ -1,0 +1,248 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
+	"github.com/gocurator/curator/recipestest"
+)
+
+// events collects what a watch listener hears.
+type events struct {
+	ch chan framework.WatchEvent
+}
+
+func listen(t *testing.T, c *framework.Client, path string) *events {
+	t.Helper()
+	e := &events{ch: make(chan framework.WatchEvent, 64)}
+	remove, err := c.AddWatchListener(path, func(ev framework.WatchEvent) { e.ch <- ev })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remove)
+	return e
+}
+
+// expect takes the next events, which must be want, in order.
+func (e *events) expect(ctx context.Context, t *testing.T, want ...framework.WatchEvent) {
+	t.Helper()
+	for _, w := range want {
+		select {
+		case ev := <-e.ch:
+			if ev != w {
+				t.Fatalf("got %+v, want %+v", ev, w)
+			}
+		case <-ctx.Done():
+			t.Fatalf("no notification; want %+v", w)
+		}
+	}
+}
+
+// none checks that nothing more was heard up to a reply c gets now: the
+// server sends a notification before the replies to requests after the
+// write that caused it.
+func (e *events) none(ctx context.Context, t *testing.T, c *framework.Client) {
+	t.Helper()
+	if _, _, err := c.Exists(ctx, "/"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-e.ch:
+		t.Fatalf("unexpected notification %+v", ev)
+	default:
+	}
+}
+
+func ev(typ framework.EventType, path string) framework.WatchEvent {
+	return framework.WatchEvent{Type: typ, Path: path}
+}
+
+// TestAddWatchRecursive: a recursive persistent watch, set before its node
+// exists, tells of every create, change and delete under it, again and
+// again, with the namespace stripped; the server holds it until
+// RemoveWatch, after which nothing comes, and a second RemoveWatch is
+// ErrNoWatcher.
+func TestAddWatchRecursive(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	got := listen(t, c, "/")
+	if err := c.AddWatch(ctx, "/tree", framework.WatchPersistentRecursive); err != nil {
+		t.Fatal(err)
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/tree"); !slices.Contains(held, "/"+ns+"/tree") {
+		t.Fatalf("the server holds watches on %v", held)
+	}
+	steps := []func() error{
+		func() error { _, err := w.Create(ctx, "/tree", nil); return err },
+		func() error { _, err := w.Create(ctx, "/tree/a", nil); return err },
+		func() error { _, err := w.Set(ctx, "/tree/a", []byte("1"), -1); return err },
+		func() error { _, err := w.Create(ctx, "/tree/a/b", nil); return err },
+		func() error { return w.Delete(ctx, "/tree/a/b") },
+		func() error { _, err := w.Set(ctx, "/tree/a", []byte("2"), -1); return err },
+		func() error { _, err := w.Create(ctx, "/beside", nil); return err }, // not under it
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	got.expect(ctx, t,
+		ev(framework.EventNodeCreated, "/tree"),
+		ev(framework.EventNodeCreated, "/tree/a"),
+		ev(framework.EventNodeDataChanged, "/tree/a"),
+		ev(framework.EventNodeCreated, "/tree/a/b"),
+		ev(framework.EventNodeDeleted, "/tree/a/b"),
+		ev(framework.EventNodeDataChanged, "/tree/a"),
+	)
+	got.none(ctx, t, c)
+
+	if err := c.RemoveWatch(ctx, "/tree", framework.WatchPersistentRecursive); err != nil {
+		t.Fatal(err)
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/tree"); len(held) != 0 {
+		t.Fatalf("after RemoveWatch the server holds watches on %v", held)
+	}
+	if _, err := w.Set(ctx, "/tree/a", []byte("3"), -1); err != nil {
+		t.Fatal(err)
+	}
+	got.none(ctx, t, c)
+	if err := c.RemoveWatch(ctx, "/tree", framework.WatchPersistentRecursive); !errors.Is(err, framework.ErrNoWatcher) {
+		t.Fatalf("a second RemoveWatch: %v, want ErrNoWatcher", err)
+	}
+	if err := c.AddWatch(ctx, "/tree", 0); !errors.Is(err, framework.ErrInvalidArg) {
+		t.Fatalf("AddWatch with no mode: %v, want ErrInvalidArg", err)
+	}
+	if err := c.AddWatch(ctx, "tree", framework.WatchPersistent); !errors.Is(err, framework.ErrInvalidPath) {
+		t.Fatalf("AddWatch of a bad path: %v, want ErrInvalidPath", err)
+	}
+}
+
+// TestAddWatchPersistent: a persistent watch that is not recursive tells
+// of its node's create, changes and delete, and of changes to its
+// children list, not of changes to the children themselves.
+func TestAddWatchPersistent(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	got := listen(t, c, "/")
+	if err := c.AddWatch(ctx, "/flat", framework.WatchPersistent); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Create(ctx, "/flat", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Create(ctx, "/flat/x", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Set(ctx, "/flat/x", []byte("1"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Set(ctx, "/flat", []byte("1"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Delete(ctx, "/flat/x"); err != nil {
+		t.Fatal(err)
+	}
+	got.expect(ctx, t,
+		ev(framework.EventNodeCreated, "/flat"),
+		ev(framework.EventNodeChildrenChanged, "/flat"),
+		ev(framework.EventNodeDataChanged, "/flat"),
+		ev(framework.EventNodeChildrenChanged, "/flat"),
+	)
+	got.none(ctx, t, c)
+	if err := c.RemoveWatch(ctx, "/flat", framework.WatchPersistent); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Delete(ctx, "/flat"); err != nil {
+		t.Fatal(err)
+	}
+	got.none(ctx, t, c)
+}
+
+// TestAddWatchLastsAsLongAsItsConnection: a persistent watch goes with the
+// connection it was set on (go-zookeeper does not set it again): after a
+// reconnect nothing comes until it is added again.
+func TestAddWatchLastsAsLongAsItsConnection(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c, log := startClient(t, proxy.Addr(), framework.WithNamespace(ns))
+	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	if _, err := w.Create(ctx, "/n", nil, framework.WithParents()); err != nil {
+		t.Fatal(err)
+	}
+	got := listen(t, c, "/")
+	if err := c.AddWatch(ctx, "/n", framework.WatchPersistentRecursive); err != nil {
+		t.Fatal(err)
+	}
+	proxy.DropAll()
+	log.waitLast(t, listener.Reconnected)
+	if _, err := w.Set(ctx, "/n", []byte("1"), -1); err != nil {
+		t.Fatal(err)
+	}
+	got.none(ctx, t, c)
+	if err := c.AddWatch(ctx, "/n", framework.WatchPersistentRecursive); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Set(ctx, "/n", []byte("2"), -1); err != nil {
+		t.Fatal(err)
+	}
+	got.expect(ctx, t, ev(framework.EventNodeDataChanged, "/n"))
+}
+
+// TestAddWatchBesideOtherRequests: persistent watches added and removed on
+// many goroutines, while others read, all succeed: their requests go on
+// go-zookeeper's connection between its own, and their replies are taken
+// off it before go-zookeeper reads.
+func TestAddWatchBesideOtherRequests(t *testing.T) {
+	c := newClient(t)
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/r", []byte("x"), framework.WithParents()); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 8 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			p, mode := fmt.Sprintf("/w%d", i), framework.WatchPersistent
+			if i%2 == 0 {
+				mode = framework.WatchPersistentRecursive
+			}
+			for range 50 {
+				if err := c.AddWatch(ctx, p, mode); err != nil {
+					errs <- err
+					return
+				}
+				if err := c.RemoveWatch(ctx, p, mode); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				if data, _, err := c.Get(ctx, "/r"); err != nil || string(data) != "x" {
+					errs <- fmt.Errorf("get: %q, %v", data, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

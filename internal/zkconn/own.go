@@ -1,0 +1,228 @@
+package zkconn
+
+// Requests of the transport's own: the few that go-zookeeper v1.0.4 cannot
+// send (addWatch, removeWatches). The transport writes such a request on
+// the connection go-zookeeper is using, between go-zookeeper's own writes,
+// with an xid go-zookeeper never uses (at or below zkwire.OwnXidLimit), and
+// takes the reply out of the stream before go-zookeeper reads it. A
+// request goes only on a connection whose handshake gave a session; the
+// watches it sets live as long as that connection, and the server drops
+// them with it: a caller sets them again after a reconnect.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/gocurator/curator/internal/zkerr"
+	"github.com/gocurator/curator/internal/zkwire"
+)
+
+// ownWriteLimit bounds the write of an own request: a connection that
+// cannot take a few bytes in that time is dropped (a write cut off midway
+// would leave the stream unreadable).
+const ownWriteLimit = 10 * time.Second
+
+// ownReplyLimit is the longest reply to an own request read: the replies
+// are a header and at most an int. A longer one ends the connection.
+const ownReplyLimit = 1 << 10
+
+// ownReplies are a connection's own requests waiting for their replies.
+type ownReplies struct {
+	mu      sync.Mutex
+	waiting map[int32]chan []byte // by xid; closed unanswered when the connection closes
+	failed  bool                  // the connection closed: no request waits any more
+}
+
+// expect registers xid; it returns nil once the connection has closed.
+func (o *ownReplies) expect(xid int32) chan []byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.failed {
+		return nil
+	}
+	if o.waiting == nil {
+		o.waiting = make(map[int32]chan []byte)
+	}
+	ch := make(chan []byte, 1)
+	o.waiting[xid] = ch
+	return ch
+}
+
+// forget drops xid's wait: a reply that comes later is read and dropped.
+func (o *ownReplies) forget(xid int32) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.waiting, xid)
+}
+
+// deliver hands a reply frame to its request, if it still waits.
+func (o *ownReplies) deliver(xid int32, frame []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if ch, ok := o.waiting[xid]; ok {
+		ch <- frame
+		delete(o.waiting, xid)
+	}
+}
+
+// fail ends every wait: the connection closed.
+func (o *ownReplies) fail() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.failed = true
+	for xid, ch := range o.waiting {
+		close(ch)
+		delete(o.waiting, xid)
+	}
+}
+
+// nextOwnXid returns the next xid for an own request: from
+// zkwire.OwnXidLimit down, and round again before the int32 range ends.
+func (t *transport) nextOwnXid() int32 {
+	n := t.ownXid.Add(1) % (1 << 29)
+	return zkwire.OwnXidLimit - int32(n)
+}
+
+// request sends the frame build makes for an xid on the connection in use
+// and returns its reply frame (length prefix included) and the reply's
+// error code. With no connection that has a session, or one that closes
+// before the reply, it returns zkerr.ConnectionLoss; if ctx ends first,
+// ctx's error (the request may have taken effect).
+func (t *transport) request(ctx context.Context, build func(xid int32) []byte) ([]byte, error) {
+	t.mu.Lock()
+	tc := t.latest
+	t.mu.Unlock()
+	if tc == nil || !tc.session.Load() {
+		return nil, fmt.Errorf("%w: not connected", zkerr.ConnectionLoss)
+	}
+	xid := t.nextOwnXid()
+	ch := tc.own.expect(xid)
+	if ch == nil {
+		return nil, fmt.Errorf("%w: the connection closed", zkerr.ConnectionLoss)
+	}
+	if err := tc.writeOwn(build(xid)); err != nil {
+		tc.own.forget(xid)
+		return nil, fmt.Errorf("%w: %w", zkerr.ConnectionLoss, err)
+	}
+	select {
+	case frame, ok := <-ch:
+		if !ok {
+			return nil, fmt.Errorf("%w: the connection closed before the reply", zkerr.ConnectionLoss)
+		}
+		return frame, nil
+	case <-ctx.Done():
+		tc.own.forget(xid)
+		return nil, ctx.Err()
+	}
+}
+
+// writeOwn writes an own request's frame between go-zookeeper's writes. A
+// write that fails closes the connection: part of the frame may have gone.
+func (c *trackedConn) writeOwn(frame []byte) error {
+	c.wmu.Lock()
+	c.Conn.SetWriteDeadline(time.Now().Add(ownWriteLimit))
+	_, err := c.Conn.Write(frame)
+	c.Conn.SetWriteDeadline(time.Time{})
+	c.wmu.Unlock()
+	if err != nil {
+		c.Close()
+	}
+	return err
+}
+
+// takeOwn reads a reply to an own request off the stream (its length is
+// the frame's, prefix excluded) and hands it on; go-zookeeper never sees it.
+func (b *bufferedConn) takeOwn(xid int32, length int) error {
+	if length > ownReplyLimit {
+		return fmt.Errorf("zkconn: a reply of %d bytes to an addWatch or removeWatches", length)
+	}
+	frame := make([]byte, 4+length)
+	if _, err := io.ReadFull(b.r, frame); err != nil {
+		return err
+	}
+	b.tc.own.deliver(xid, frame)
+	return nil
+}
+
+// ownCode returns the error of an own request's reply frame.
+func ownCode(frame []byte) error {
+	_, _, code, ok := zkwire.ReplyHeader(frame)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: a reply too short for its header", zkerr.MarshallingError)
+	case code != 0:
+		return zkerr.Code(code)
+	}
+	return nil
+}
+
+// AddWatch sets a persistent watch on path, recursive (on every node under
+// it too) or not, on the connection in use (see the file's comment: it
+// lasts as long as that connection). Its notifications reach
+// Config.OnWatch; a recursive watch's never say NodeChildrenChanged. It
+// fails with zkerr.ConnectionLoss when there is no connection with a
+// session, and with zkerr.Unimplemented (or the connection's end) on a
+// server before 3.6.
+func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) error {
+	mode := zkwire.AddWatchPersistent
+	if recursive {
+		mode = zkwire.AddWatchPersistentRecursive
+	}
+	return c.ownRequest(ctx, request{"addWatch", path, requestFrame + strSize(path) + 4}, func(xid int32) []byte {
+		return zkwire.AddWatchRequest(xid, path, mode)
+	})
+}
+
+// RemoveWatch takes a persistent watch that AddWatch set off path. A
+// server before 3.9 knows no persistent watch type; there the watch is
+// taken off as a data watch, which it keeps it among (and which it cannot
+// hold beside a persistent one on the same path). It fails with
+// zkerr.NoWatcher if the connection holds no such watch.
+func (c *Conn) RemoveWatch(ctx context.Context, path string, recursive bool) error {
+	typ := zkwire.WatcherPersistent
+	if recursive {
+		typ = zkwire.WatcherPersistentRecursive
+	}
+	r := request{"removeWatches", path, requestFrame + strSize(path) + 4}
+	err := c.ownRequest(ctx, r, func(xid int32) []byte { return zkwire.RemoveWatchesRequest(xid, path, typ) })
+	if !errors.Is(err, zkerr.MarshallingError) { // what a server before 3.9 answers to a type it does not know
+		return err
+	}
+	typ = zkwire.WatcherData
+	if !recursive {
+		typ = zkwire.WatcherAny
+	}
+	return c.ownRequest(ctx, r, func(xid int32) []byte { return zkwire.RemoveWatchesRequest(xid, path, typ) })
+}
+
+// ownRequest sends an own request and returns its reply's error. Close
+// waits for it, and ends it.
+func (c *Conn) ownRequest(ctx context.Context, r request, build func(xid int32) []byte) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return zkerr.ErrClosed
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	defer c.wg.Done()
+	f := func() (int, error) {
+		frame, err := c.tr.request(ctx, build)
+		if err != nil {
+			if c.isClosed() {
+				return 0, fmt.Errorf("%w: %v", zkerr.ErrClosed, err)
+			}
+			return 0, err
+		}
+		return len(frame) - 4, ownCode(frame)
+	}
+	if c.cfg.OnRequest != nil {
+		f = c.reported(r, f)
+	}
+	_, err := f()
+	return err
+}
