@@ -44,6 +44,9 @@ func (m AddWatchMode) String() string {
 // watches, as Curator's PersistentWatcher and CuratorCache do. A server
 // before 3.9 holds one watch per path and connection: a one-shot watch set
 // later on path itself replaces the persistent one there.
+//
+// The watch is the connection's, not the caller's: adding it twice sets it
+// once, and RemoveWatch takes it off for every user of the client.
 func (c *Client) AddWatch(ctx context.Context, path string, mode AddWatchMode) error {
 	if mode != WatchPersistent && mode != WatchPersistentRecursive {
 		return opErr("addWatch", path, fmt.Errorf("%w: watch mode %v", ErrInvalidArg, mode))
