@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocurator/curator/framework"
@@ -37,8 +38,10 @@ type Cache struct {
 	stopAfter   func() bool   // unregisters the Close that Start's context's end calls
 	closed      chan struct{} // closed when the first Close has finished
 	wg          sync.WaitGroup
-	unwatch     func() // removes the watch listener
-	unlisten    func() // removes the connection-state listener
+	unwatch     func()          // removes the watch listener
+	unlisten    func()          // removes the connection-state listener
+	ctx         context.Context // ends when the cache stops: its goroutines' lifetime
+	persistent  atomic.Bool     // kept in sync by a persistent watch (WithPersistentWatch, and the server took it)
 
 	// For the hooks (report.go):
 	loadStart     time.Time // Start's time
@@ -138,8 +141,14 @@ func (c *Cache) Start(ctx context.Context) error {
 	c.state = started
 	c.loadStart = time.Now()
 	c.session = c.client.SessionID()
+	c.ctx = wctx
 	gen := c.q.newGeneration()
-	c.q.add(key{c.root, dataRead}, gen)
+	if c.opts.persistent {
+		c.persistent.Store(true)
+		c.armLocked(func() { c.q.add(key{c.root, dataRead}, gen) })
+	} else {
+		c.q.add(key{c.root, dataRead}, gen)
+	}
 	for range c.opts.workers {
 		c.wg.Add(1)
 		go c.work(wctx)
@@ -172,6 +181,7 @@ func (c *Cache) Close() error {
 		c.unlisten()
 		c.stop()
 		c.wg.Wait()
+		c.disarm()
 	}
 	c.listeners.Close()
 	close(c.closed)
@@ -254,6 +264,10 @@ func (c *Cache) Snapshot() []Node {
 // notified is the client's watch listener: it runs on the connection's
 // goroutine, so it only queues the read the notification calls for.
 func (c *Cache) notified(ev framework.WatchEvent) {
+	if c.persistent.Load() {
+		c.notifiedPersistent(ev)
+		return
+	}
 	switch ev.Type {
 	case framework.EventNodeDataChanged, framework.EventNodeDeleted:
 		c.q.add(key{ev.Path, dataRead}, 0)
@@ -293,6 +307,8 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 		// On the same session the watches survive (go-zookeeper sets them
 		// again, and the server fires those whose nodes changed), so the
 		// resync only checks; a new session has none, and sets them anew.
+		// A persistent watch goes with its connection: it is set again
+		// first, and everything read after it.
 		session := c.client.SessionID()
 		add := c.q.add
 		if session != 0 && session == c.session {
@@ -302,18 +318,34 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 		if c.resyncStart.IsZero() {
 			c.resyncStart = time.Now()
 		}
-		gen := c.q.newGeneration()
-		add(key{c.root, dataRead}, gen)
-		for path, e := range c.nodes {
-			e.gone = nil // no read from before the resync can be applied over one made in it
-			add(key{path, dataRead}, gen)
-			switch {
-			case c.depthOf(path) >= c.opts.maxDepth, ephemeral(e.stat.EphemeralOwner):
-			case e.children == nil: // never listed: no child watch to survive
-				c.q.add(key{path, childrenRead}, gen)
-			default:
-				add(key{path, childrenRead}, gen)
-			}
+		if c.persistent.Load() {
+			c.armLocked(func() {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				if c.state == started {
+					c.resyncLocked(c.q.add)
+				}
+			})
+			return
+		}
+		c.resyncLocked(add)
+	}
+}
+
+// resyncLocked starts a load generation that reads every cached node
+// again, with add (a read with a watch, or a check); c.mu is held.
+func (c *Cache) resyncLocked(add func(key, uint64)) {
+	gen := c.q.newGeneration()
+	add(key{c.root, dataRead}, gen)
+	for path, e := range c.nodes {
+		e.gone = nil // no read from before the resync can be applied over one made in it
+		add(key{path, dataRead}, gen)
+		switch {
+		case c.depthOf(path) >= c.opts.maxDepth, ephemeral(e.stat.EphemeralOwner):
+		case e.children == nil: // never listed: no child watch to survive
+			c.q.add(key{path, childrenRead}, gen)
+		default:
+			add(key{path, childrenRead}, gen)
 		}
 	}
 }

@@ -149,6 +149,9 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 	ns := recipestest.Namespace(t)
 	opts := []framework.Option{framework.WithNamespace(ns), framework.WithRetryPolicy(retry.ExponentialBackoffRetry(20*1e6, 20))}
 	cc := recipestest.NewClient(t, proxy.Addr(), opts...)
+	// The caches with a persistent watch are on a client of their own: a
+	// server before 3.9 holds one watch per path and connection.
+	cp := recipestest.NewClient(t, proxy.Addr(), opts...)
 	writers := make([]*framework.Client, 3)
 	for i := range writers {
 		writers[i] = recipestest.NewClient(t, srv.ConnectString(), opts...)
@@ -180,11 +183,18 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 		{"children only", "/t/a3", []cache.Option{cache.WithChildrenOnly()}},
 		{"node", "/t/a2/b2", []cache.Option{cache.WithMaxDepth(0)}},
 		{"depth 2", "/t", []cache.Option{cache.WithMaxDepth(2)}},
+		{"tree persistent", "/t", []cache.Option{cache.WithPersistentWatch()}},
+		{"children only persistent", "/t/a3", []cache.Option{cache.WithChildrenOnly(), cache.WithPersistentWatch()}},
+		{"node persistent", "/t/a2/b2", []cache.Option{cache.WithMaxDepth(0), cache.WithPersistentWatch()}},
 	}
 	caches := make([]*cache.Cache, len(shapes))
 	replicas := make([]*replica, len(shapes))
 	for i, s := range shapes {
-		c, err := cache.New(cc, s.root, s.opts...)
+		client := cc
+		if strings.HasSuffix(s.name, " persistent") {
+			client = cp
+		}
+		c, err := cache.New(client, s.root, s.opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,8 +260,10 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 	settle("the load")
 	proxy.DropAll()
 	settle("a connection cut")
-	if err := cc.InjectSessionExpiration(ctx); err != nil {
-		t.Fatal(err)
+	for _, c := range []*framework.Client{cc, cp} {
+		if err := c.InjectSessionExpiration(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	settle("a session expiry")
 	if err := srv.Stop(); err != nil {
@@ -269,7 +281,7 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 	reader := recipestest.NewClient(t, srv.ConnectString(), opts...)
 	for i, s := range shapes {
 		maxDepth := 1 << 30
-		switch s.name {
+		switch strings.TrimSuffix(s.name, " persistent") {
 		case "children", "children only":
 			maxDepth = 1
 		case "node":
@@ -281,7 +293,7 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.name == "children only" {
+		if strings.HasPrefix(s.name, "children only") {
 			delete(want, s.root) // neither cached for the eye nor reported
 		}
 		recipestest.Eventually(t, s.name+" cache to equal the server", func() (bool, string) {

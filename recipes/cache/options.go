@@ -17,6 +17,7 @@ type options struct {
 	buffer       int
 	workers      int
 	label        string
+	persistent   bool
 }
 
 // DefaultBuffer is how many undelivered events a cache holds for its
@@ -122,4 +123,20 @@ func applyOptions(opts []Option) (options, error) {
 		o.maxDepth = 1
 	}
 	return o, nil
+}
+
+// WithPersistentWatch keeps the cache in sync through one persistent
+// recursive watch on its path (ZooKeeper 3.6 and later), as Curator's
+// CuratorCache does, instead of a one-shot watch on every node: the client
+// then holds no watch per node, and the reads set none. The cache sets the
+// watch before its first read, and again after every reconnect, before it
+// reads everything again; Close takes it off. On a server that refuses it,
+// the cache logs why and keeps itself in sync with one-shot watches.
+//
+// The watch is its connection's: give the caches of one client that use
+// it distinct paths (Close takes the watch off for every user of the path),
+// and set no one-shot watch on the cache's own path through that client
+// (a server before 3.9 holds one watch per path and connection).
+func WithPersistentWatch() Option {
+	return func(o *options) error { o.persistent = true; return nil }
 }

@@ -58,6 +58,7 @@ func (c *Cache) read(ctx context.Context, k key, watch bool) error {
 	if !c.tracked(k.path) {
 		return nil
 	}
+	watch = watch && !c.persistent.Load()
 	var err error
 	switch k.kind {
 	case dataRead:

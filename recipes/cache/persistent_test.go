@@ -1,0 +1,120 @@
+package cache_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/recipes/cache"
+	"github.com/gocurator/curator/recipestest"
+)
+
+// TestPersistentWatchFollowsTheTree: a cache kept by one persistent
+// recursive watch loads and follows creates at any depth, changes, a
+// subtree's delete and a delete and re-create, as the one-shot mode does;
+// the server holds that one watch for it (none per node), and none once
+// the cache is closed.
+func TestPersistentWatchFollowsTheTree(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	cs := clients(t, 2, framework.WithNamespace(ns))
+	w := cs[1]
+	ctx := ctxT(t)
+	mustCreate(t, w, "/cfg/a", "1")
+	mustCreate(t, w, "/cfg/b/c", "2")
+	cc, r := startCache(t, cs[0], "/cfg", cache.WithPersistentWatch())
+	load := r.until(t, cache.Initialized)
+	if got := strings.Join(sortedCopy(load[:len(load)-1]), ", "); got != "Created /cfg/a=1, Created /cfg/b/c=2, Created /cfg/b=, Created /cfg=" {
+		t.Fatalf("load events: %s", got)
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/"); !slices.Equal(held, []string{"/" + ns + "/cfg"}) {
+		t.Fatalf("the server holds watches on %v, want the cache's path alone", held)
+	}
+
+	if _, err := w.Set(ctx, "/cfg/a", []byte("3"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(r.next(t)); got != "Changed /cfg/a=1->3" {
+		t.Fatalf("after a set: %s", got)
+	}
+	mustCreate(t, w, "/cfg/b/d/e", "5")
+	var made []string
+	for range 2 {
+		made = append(made, describe(r.next(t)))
+	}
+	if got := strings.Join(sortedCopy(made), ", "); got != "Created /cfg/b/d/e=5, Created /cfg/b/d=" {
+		t.Fatalf("after a create two levels down: %s", got)
+	}
+	if err := w.Delete(ctx, "/cfg/b", framework.WithChildren()); err != nil {
+		t.Fatal(err)
+	}
+	var gone []string
+	for range 4 {
+		gone = append(gone, describe(r.next(t)))
+	}
+	if got := strings.Join(sortedCopy(gone), ", "); got != "Deleted /cfg/b, Deleted /cfg/b/c, Deleted /cfg/b/d, Deleted /cfg/b/d/e" {
+		t.Fatalf("after deleting a subtree: %s", got)
+	}
+	if _, err := w.Txn(ctx, framework.DeleteOp("/cfg/a", -1), framework.CreateOp("/cfg/a", []byte("3"), framework.Persistent)); err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(r.next(t)) + ", " + describe(r.next(t)); got != "Deleted /cfg/a, Created /cfg/a=3" {
+		t.Fatalf("after a delete and re-create: %s", got)
+	}
+	want, err := serverTree(ctx, w, "/cfg", 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diff(want, cc.Snapshot()); d != "" {
+		t.Fatalf("the cache differs from the server: %s", d)
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/"); !slices.Equal(held, []string{"/" + ns + "/cfg"}) {
+		t.Fatalf("the server holds watches on %v, want the cache's path alone", held)
+	}
+	if err := cc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/"); len(held) != 0 {
+		t.Fatalf("after Close the server holds watches on %v", held)
+	}
+}
+
+// TestPersistentWatchResyncsAfterReconnect: the watch goes with a cut
+// connection; the cache sets it again, reads everything, and so holds the
+// changes made meanwhile, and follows the ones after.
+func TestPersistentWatchResyncsAfterReconnect(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
+	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	mustCreate(t, w, "/r/a", "1")
+	cc, r := startCache(t, c, "/r", cache.WithPersistentWatch())
+	r.until(t, cache.Initialized)
+	proxy.DropAll()
+	if _, err := w.Set(ctx, "/r/a", []byte("2"), -1); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, w, "/r/b/c", "3")
+	r.until(t, cache.Resynced)
+	for i, step := range []func() error{
+		func() error { return nil },
+		func() error { _, err := w.Set(ctx, "/r/b/c", []byte("4"), -1); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+		want, err := serverTree(ctx, w, "/r", 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recipestest.Eventually(t, fmt.Sprintf("the cache to equal the server (%d)", i), func() (bool, string) {
+			d := diff(want, cc.Snapshot())
+			return d == "", d
+		})
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/"); !slices.Equal(held, []string{"/" + ns + "/r"}) {
+		t.Fatalf("the server holds watches on %v, want the cache's path alone", held)
+	}
+}
