@@ -58,6 +58,9 @@ import (
 //
 //	go test -run '^$' -bench Load -benchtime 1x ./recipes/cache/
 //	CACHE_BENCH_NODES=70000 CACHE_BENCH_PARENTS=1 go test -run '^$' -bench Load -benchtime 1x ./recipes/cache/
+//
+// $CACHE_BENCH_PERSISTENT=1 loads with WithPersistentWatch, and the floor
+// without watches.
 func BenchmarkLoad(b *testing.B) {
 	inflight := envInt(b, "CACHE_BENCH_FLOOR_INFLIGHT", 64, 1, 1<<16)
 	rounds := envInt(b, "CACHE_BENCH_ROUNDS", 0, 0, 1000)
@@ -150,7 +153,7 @@ func floorOnce(b *testing.B, connect, root string, nodes, inflight int) (f floor
 	}()
 	sent := counter.Requests()
 	start, startCPU := time.Now(), processCPU()
-	got, err := floorLoad(conn, root, inflight)
+	got, err := floorLoad(conn, root, inflight, !persistentMode(b))
 	f.took, f.cpu = time.Since(start), processCPU()-startCPU
 	f.requests = counter.Requests() - sent
 	if err != nil {
@@ -269,7 +272,11 @@ func loadOnce(b *testing.B, c *framework.Client, counter *zkharness.Counter, pro
 	var before, loaded, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	sent := counter.Requests()
-	cc, err := cache.New(c, "/big")
+	var opts []cache.Option
+	if persistentMode(b) {
+		opts = append(opts, cache.WithPersistentWatch())
+	}
+	cc, err := cache.New(c, "/big", opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -341,9 +348,10 @@ func resync(b *testing.B, c *framework.Client, cc *cache.Cache, counter *zkharne
 }
 
 // floorLoad reads every node below and at root with bare go-zookeeper
-// calls, getData then getChildren, each with a watch, as the cache does,
-// keeping inflight requests in flight on conn; it returns the nodes read.
-func floorLoad(conn *zk.Conn, root string, inflight int) (int, error) {
+// calls, getData then getChildren, each with a watch if asked (as the
+// cache's one-shot mode does; its persistent mode reads without), keeping
+// inflight requests in flight on conn; it returns the nodes read.
+func floorLoad(conn *zk.Conn, root string, inflight int, watch bool) (int, error) {
 	var (
 		mu      sync.Mutex
 		cond    = sync.NewCond(&mu)
@@ -371,10 +379,19 @@ func floorLoad(conn *zk.Conn, root string, inflight int) (int, error) {
 				queue = queue[:len(queue)-1]
 				busy++
 				mu.Unlock()
-				d, _, _, err := conn.GetW(path)
+				var d []byte
 				var kids []string
-				if err == nil {
-					kids, _, _, err = conn.ChildrenW(path)
+				var err error
+				if watch {
+					d, _, _, err = conn.GetW(path)
+					if err == nil {
+						kids, _, _, err = conn.ChildrenW(path)
+					}
+				} else {
+					d, _, err = conn.Get(path)
+					if err == nil {
+						kids, _, err = conn.Children(path)
+					}
 				}
 				mu.Lock()
 				busy--
@@ -396,6 +413,11 @@ func floorLoad(conn *zk.Conn, root string, inflight int) (int, error) {
 	wg.Wait()
 	return len(data), failure
 }
+
+// persistentMode reports whether $CACHE_BENCH_PERSISTENT asks for the
+// cache's persistent mode (WithPersistentWatch), and the floor's reads
+// without watches to match (the one addWatch it would add left out).
+func persistentMode(b *testing.B) bool { return envInt(b, "CACHE_BENCH_PERSISTENT", 0, 0, 1) == 1 }
 
 // quiet is a go-zookeeper logger that says nothing.
 type quiet struct{}

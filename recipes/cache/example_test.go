@@ -214,3 +214,48 @@ func ExampleDecoder() {
 	fmt.Println(s.Replicas, s.Region, ok, err)
 	// Output: 3 eu true <nil>
 }
+
+// A tree cache kept by one persistent recursive watch, as CuratorCache is:
+// the server holds one watch for the whole tree.
+func ExampleWithPersistentWatch() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-persistent")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
+	if err != nil {
+		panic(err)
+	}
+	if err := client.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client.Create(ctx, "/flags/beta", []byte("off"), framework.WithParents())
+	defer client.Delete(context.Background(), "/flags", framework.WithChildren()) // leave nothing behind
+
+	c, err := cache.New(client, "/flags", cache.WithPersistentWatch())
+	if err != nil {
+		panic(err)
+	}
+	created := make(chan cache.Event, 16)
+	c.AddListener(func(ev cache.Event) {
+		if ev.Type == cache.Created {
+			created <- ev
+		}
+	})
+	if err := c.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	<-c.Initialized()
+	fmt.Println(c.Children("/flags"))
+
+	client.Create(ctx, "/flags/beta/eu", []byte("on"), framework.WithParents()) // a node two levels down
+	for ev := range created {
+		if ev.Path == "/flags/beta/eu" {
+			fmt.Printf("%s = %s\n", ev.Path, ev.Node.Data)
+			break
+		}
+	}
+	// Output:
+	// [beta]
+	// /flags/beta/eu = on
+}
