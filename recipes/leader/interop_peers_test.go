@@ -304,6 +304,8 @@ func (j *javaMember) read(stdout io.Reader) {
 			j.rec.javaSaw(line)
 		case "LEADING":
 			j.rec.javaLeading(j.id, rest)
+		case "SPANNED":
+			j.rec.javaSpanned(rest)
 		}
 	}
 	_ = j.cmd.Wait()

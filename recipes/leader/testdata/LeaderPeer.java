@@ -22,7 +22,8 @@
 // Curator's order), then deletes its marker. Two participants acting as
 // leader at once are seen that way. A check that outlived the term it began
 // in (the session changed, or the latch no longer leads) prints
-// "SPANNED <id> ..." instead. It prints "LEADING <path> <owner> <session>"
+// "SPANNED <marker> <id> ..." instead: its marker, which another leader may
+// have seen, was made after the term it was checked in. It prints "LEADING <path> <owner> <session>"
 // each time leadership begins (path: the latch's node and its ephemeral owner,
 // "-" for a selector or a node gone) and "NOTLEADING" when a selector's term
 // ends, so a latch claiming leadership with a node of an earlier session
@@ -45,6 +46,7 @@ import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.leader.Participant;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -192,7 +194,8 @@ public class LeaderPeer {
             List<String> inside = client.getChildren().forPath(markerDir);
             boolean sameTerm = began.equals(session()) && (latch == null || latch.hasLeadership());
             if (inside.size() > 1 && !sameTerm) {
-                out("SPANNED " + id + " a marker check begun in session " + began + " ended in " + session());
+                out("SPANNED " + ZKPaths.getNodeFromPath(mine) + " " + id + " began its marker check in session " + began
+                        + ", and made the marker in " + session());
             } else if (inside.size() > 1) {
                 out("VIOLATION " + id + "\t" + describe(markerDir, inside) + "\t"
                         + describe(electionPath, sortedElection()));
