@@ -277,9 +277,12 @@ func (r *leaderLog) javaSpanned(rest string) {
 }
 
 // spannedOnly reports whether s saw two leaders only because of markers a
-// Java peer made after its term: without them, one participant's markers
-// are left. r.mu is held.
+// Java peer made after its term: without them, only the markers of the
+// legitimate leader (the first election node's) are left. r.mu is held.
 func (r *leaderLog) spannedOnly(s sighting) bool {
+	if len(s.election) == 0 || s.election[0].gone {
+		return false
+	}
 	found := false
 	var ids []string
 	for _, m := range s.markers {
@@ -291,5 +294,5 @@ func (r *leaderLog) spannedOnly(s sighting) bool {
 			ids = append(ids, id)
 		}
 	}
-	return found && len(ids) <= 1
+	return found && (len(ids) == 0 || len(ids) == 1 && ids[0] == s.election[0].data)
 }
