@@ -28,6 +28,7 @@ type Client struct {
 	listeners *delivery.Container[listener.ConnectionState]
 	sm        *stateMachine
 	watches   watchFeed      // AddWatchListener's functions
+	holds     watchHolds     // AddWatch's persistent watches and their holders
 	hooks     *observe.Hooks // WithHooks's; nil: none
 	dial      func(zkconn.Config) (conn, error)
 

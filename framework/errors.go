@@ -24,11 +24,9 @@ var (
 	// ErrUnimplemented: the server does not serve the request (a TTL create on
 	// a server without zookeeper.extendedTypesEnabled).
 	ErrUnimplemented error = zkerr.Unimplemented
-	// ErrNoWatcher: RemoveWatch found no such watch on the connection.
-	ErrNoWatcher   error = zkerr.NoWatcher
-	ErrNotStarted        = errors.New("client is not started")
-	ErrInvalidPath       = errors.New("invalid path")
-	ErrInvalidArg        = errors.New("invalid argument")
+	ErrNotStarted          = errors.New("client is not started")
+	ErrInvalidPath         = errors.New("invalid path")
+	ErrInvalidArg          = errors.New("invalid argument")
 	// ErrOutcomeUnknown means a write may or may not have been applied: it
 	// was sent, and then its reply was lost (the connection dropped, or the
 	// caller's context ended first), and what the client could learn
@@ -72,7 +70,7 @@ func kindOf(err error) error {
 	for _, k := range [...]error{
 		ErrClosed, ErrNotStarted, ErrInvalidPath, ErrInvalidArg, ErrOutcomeUnknown,
 		ErrNoNode, ErrNodeExists, ErrBadVersion, ErrNotEmpty, ErrNoAuth,
-		ErrSessionExpired, ErrOperationTimeout, ErrConnectionLoss, ErrReplyTooLarge, ErrUnimplemented, ErrNoWatcher,
+		ErrSessionExpired, ErrOperationTimeout, ErrConnectionLoss, ErrReplyTooLarge, ErrUnimplemented,
 	} {
 		if errors.Is(err, k) {
 			return k

@@ -2,7 +2,11 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
+
+	"github.com/gocurator/curator/internal/zkerr"
 )
 
 // AddWatchMode is the kind of a persistent watch, as ZooKeeper's
@@ -29,6 +33,18 @@ func (m AddWatchMode) String() string {
 	return fmt.Sprintf("AddWatchMode(%d)", uint8(m))
 }
 
+// ErrWatchRemoved is the error of PersistentWatch.Set after Remove.
+var ErrWatchRemoved = errors.New("persistent watch removed")
+
+// PersistentWatch is one hold on a persistent watch that AddWatch set.
+type PersistentWatch struct {
+	c    *Client
+	path string // as the caller named it
+	key  holdKey
+	once sync.Once
+	gone bool // Remove was called; guarded by the hold's mutex
+}
+
 // AddWatch sets a persistent watch on path, as ZooKeeper's addWatch (3.6
 // and later) and Curator's watchers().add() do: unlike a one-shot watch it
 // stays after it fires. Its notifications go to the watch listeners
@@ -37,35 +53,128 @@ func (m AddWatchMode) String() string {
 // WatchPersistent only, EventNodeChildrenChanged for path. The node need
 // not exist.
 //
+// The server holds one such watch per path, mode and connection; the
+// client counts the PersistentWatch values that hold it, and takes it off
+// when the last is removed (Remove), as ZooKeeper's Java client does with
+// its watchers.
+//
 // The watch lasts as long as the connection it was set on. go-zookeeper
 // does not set persistent watches again when it reconnects, and the server
 // does not replay what changed meanwhile: after a reconnect (Reconnected,
-// or a new session) set the watch again and then read afresh whatever it
-// watches, as Curator's PersistentWatcher and CuratorCache do. A server
-// before 3.9 holds one watch per path and connection: a one-shot watch set
-// later on path itself replaces the persistent one there.
-//
-// The watch is the connection's, not the caller's: adding it twice sets it
-// once, and RemoveWatch takes it off for every user of the client.
-func (c *Client) AddWatch(ctx context.Context, path string, mode AddWatchMode) error {
+// or a new session) call Set, then read afresh whatever it watches, as
+// Curator's PersistentWatcher and CuratorCache do. A server before 3.9
+// holds one watch per path and connection: a one-shot watch set later on
+// path itself replaces the persistent one there.
+func (c *Client) AddWatch(ctx context.Context, path string, mode AddWatchMode) (*PersistentWatch, error) {
 	if mode != WatchPersistent && mode != WatchPersistentRecursive {
-		return opErr("addWatch", path, fmt.Errorf("%w: watch mode %v", ErrInvalidArg, mode))
+		return nil, opErr("addWatch", path, fmt.Errorf("%w: watch mode %v", ErrInvalidArg, mode))
 	}
+	if err := ValidatePath(path, false); err != nil {
+		return nil, opErr("addWatch", path, err)
+	}
+	w := &PersistentWatch{c: c, path: path, key: holdKey{c.cfg.namespace.toServer(path), mode}}
+	h := c.holds.get(w.key)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	defer c.holds.drop(w.key, h)
+	if err := c.addWatch(ctx, path, mode); err != nil {
+		return nil, err
+	}
+	h.n++
+	return w, nil
+}
+
+// Set sets the watch again on the connection in use: after a reconnect,
+// before reading afresh what it watches. It fails with ErrWatchRemoved
+// after Remove.
+func (w *PersistentWatch) Set(ctx context.Context) error {
+	h := w.c.holds.get(w.key)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	defer w.c.holds.drop(w.key, h)
+	if w.gone {
+		return opErr("addWatch", w.path, ErrWatchRemoved)
+	}
+	return w.c.addWatch(ctx, w.path, w.key.mode)
+}
+
+// Remove gives up this hold on the watch; the last hold's Remove takes the
+// watch off the connection, as ZooKeeper's removeWatches does (while the
+// client is not connected it sends nothing: the watch went with the
+// connection, and a watch the connection no longer holds, after a
+// reconnect, is already off). If that
+// request fails, the watch stays on the connection until the connection
+// ends. A second call does nothing.
+func (w *PersistentWatch) Remove(ctx context.Context) error {
+	var err error
+	w.once.Do(func() {
+		h := w.c.holds.get(w.key)
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		defer w.c.holds.drop(w.key, h)
+		w.gone = true
+		if h.n--; h.n > 0 || !w.c.State().IsConnected() {
+			return // others hold it; or the connection, and the watch with it, is gone
+		}
+		_, err = singleRequest(ctx, w.c, "removeWatches", w.path, func(ctx context.Context, conn conn, full string) (struct{}, error) {
+			return struct{}{}, conn.RemoveWatch(ctx, full, w.key.mode == WatchPersistentRecursive)
+		})
+		if errors.Is(err, zkerr.NoWatcher) { // the connection it was set on ended
+			err = nil
+		}
+	})
+	return err
+}
+
+// addWatch sends addWatch for path.
+func (c *Client) addWatch(ctx context.Context, path string, mode AddWatchMode) error {
 	_, err := singleRequest(ctx, c, "addWatch", path, func(ctx context.Context, conn conn, full string) (struct{}, error) {
 		return struct{}{}, conn.AddWatch(ctx, full, mode == WatchPersistentRecursive)
 	})
 	return err
 }
 
-// RemoveWatch takes off path the persistent watch of mode that AddWatch
-// set there, as ZooKeeper's removeWatches does; it fails with ErrNoWatcher
-// if the connection holds none.
-func (c *Client) RemoveWatch(ctx context.Context, path string, mode AddWatchMode) error {
-	if mode != WatchPersistent && mode != WatchPersistentRecursive {
-		return opErr("removeWatches", path, fmt.Errorf("%w: watch mode %v", ErrInvalidArg, mode))
+// watchHolds counts the holds on each persistent watch. A hold's mutex
+// orders the requests for its watch: an addWatch and the last hold's
+// removeWatches never cross.
+type watchHolds struct {
+	mu sync.Mutex
+	m  map[holdKey]*hold
+}
+
+type holdKey struct {
+	path string // the server's
+	mode AddWatchMode
+}
+
+type hold struct {
+	mu    sync.Mutex // held across the watch's requests
+	n     int        // PersistentWatch values not removed; guarded by mu
+	users int        // callers between get and drop; guarded by watchHolds.mu
+}
+
+// get returns k's hold, made if need be, counted as in use until drop.
+func (hs *watchHolds) get(k holdKey) *hold {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.m == nil {
+		hs.m = make(map[holdKey]*hold)
 	}
-	_, err := singleRequest(ctx, c, "removeWatches", path, func(ctx context.Context, conn conn, full string) (struct{}, error) {
-		return struct{}{}, conn.RemoveWatch(ctx, full, mode == WatchPersistentRecursive)
-	})
-	return err
+	h := hs.m[k]
+	if h == nil {
+		h = &hold{}
+		hs.m[k] = h
+	}
+	h.users++
+	return h
+}
+
+// drop ends a use of h that get began, forgetting h once nothing holds or
+// uses it. h.mu is held.
+func (hs *watchHolds) drop(k holdKey, h *hold) {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if h.users--; h.users == 0 && h.n == 0 {
+		delete(hs.m, k)
+	}
 }

@@ -66,15 +66,16 @@ func ev(typ framework.EventType, path string) framework.WatchEvent {
 // TestAddWatchRecursive: a recursive persistent watch, set before its node
 // exists, tells of every create, change and delete under it, again and
 // again, with the namespace stripped; the server holds it until
-// RemoveWatch, after which nothing comes, and a second RemoveWatch is
-// ErrNoWatcher.
+// Remove, after which nothing comes; a second Remove does nothing, and Set
+// after it is ErrWatchRemoved.
 func TestAddWatchRecursive(t *testing.T) {
 	ns := recipestest.Namespace(t)
 	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	ctx := ctxT(t)
 	got := listen(t, c, "/")
-	if err := c.AddWatch(ctx, "/tree", framework.WatchPersistentRecursive); err != nil {
+	pw, err := c.AddWatch(ctx, "/tree", framework.WatchPersistentRecursive)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/tree"); !slices.Contains(held, "/"+ns+"/tree") {
@@ -104,23 +105,26 @@ func TestAddWatchRecursive(t *testing.T) {
 	)
 	got.none(ctx, t, c)
 
-	if err := c.RemoveWatch(ctx, "/tree", framework.WatchPersistentRecursive); err != nil {
+	if err := pw.Remove(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/tree"); len(held) != 0 {
-		t.Fatalf("after RemoveWatch the server holds watches on %v", held)
+		t.Fatalf("after Remove the server holds watches on %v", held)
 	}
 	if _, err := w.Set(ctx, "/tree/a", []byte("3"), -1); err != nil {
 		t.Fatal(err)
 	}
 	got.none(ctx, t, c)
-	if err := c.RemoveWatch(ctx, "/tree", framework.WatchPersistentRecursive); !errors.Is(err, framework.ErrNoWatcher) {
-		t.Fatalf("a second RemoveWatch: %v, want ErrNoWatcher", err)
+	if err := pw.Remove(ctx); err != nil {
+		t.Fatalf("a second Remove: %v", err)
 	}
-	if err := c.AddWatch(ctx, "/tree", 0); !errors.Is(err, framework.ErrInvalidArg) {
+	if err := pw.Set(ctx); !errors.Is(err, framework.ErrWatchRemoved) {
+		t.Fatalf("Set after Remove: %v, want ErrWatchRemoved", err)
+	}
+	if _, err := c.AddWatch(ctx, "/tree", 0); !errors.Is(err, framework.ErrInvalidArg) {
 		t.Fatalf("AddWatch with no mode: %v, want ErrInvalidArg", err)
 	}
-	if err := c.AddWatch(ctx, "tree", framework.WatchPersistent); !errors.Is(err, framework.ErrInvalidPath) {
+	if _, err := c.AddWatch(ctx, "tree", framework.WatchPersistent); !errors.Is(err, framework.ErrInvalidPath) {
 		t.Fatalf("AddWatch of a bad path: %v, want ErrInvalidPath", err)
 	}
 }
@@ -134,7 +138,8 @@ func TestAddWatchPersistent(t *testing.T) {
 	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	ctx := ctxT(t)
 	got := listen(t, c, "/")
-	if err := c.AddWatch(ctx, "/flat", framework.WatchPersistent); err != nil {
+	pw, err := c.AddWatch(ctx, "/flat", framework.WatchPersistent)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Create(ctx, "/flat", nil); err != nil {
@@ -159,7 +164,7 @@ func TestAddWatchPersistent(t *testing.T) {
 		ev(framework.EventNodeChildrenChanged, "/flat"),
 	)
 	got.none(ctx, t, c)
-	if err := c.RemoveWatch(ctx, "/flat", framework.WatchPersistent); err != nil {
+	if err := pw.Remove(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Delete(ctx, "/flat"); err != nil {
@@ -181,7 +186,8 @@ func TestAddWatchLastsAsLongAsItsConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := listen(t, c, "/")
-	if err := c.AddWatch(ctx, "/n", framework.WatchPersistentRecursive); err != nil {
+	pw, err := c.AddWatch(ctx, "/n", framework.WatchPersistentRecursive)
+	if err != nil {
 		t.Fatal(err)
 	}
 	proxy.DropAll()
@@ -190,7 +196,7 @@ func TestAddWatchLastsAsLongAsItsConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	got.none(ctx, t, c)
-	if err := c.AddWatch(ctx, "/n", framework.WatchPersistentRecursive); err != nil {
+	if err := pw.Set(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Set(ctx, "/n", []byte("2"), -1); err != nil {
@@ -220,11 +226,12 @@ func TestAddWatchBesideOtherRequests(t *testing.T) {
 				mode = framework.WatchPersistentRecursive
 			}
 			for range 50 {
-				if err := c.AddWatch(ctx, p, mode); err != nil {
+				pw, err := c.AddWatch(ctx, p, mode)
+				if err != nil {
 					errs <- err
 					return
 				}
-				if err := c.RemoveWatch(ctx, p, mode); err != nil {
+				if err := pw.Remove(ctx); err != nil {
 					errs <- err
 					return
 				}
@@ -245,4 +252,46 @@ func TestAddWatchBesideOtherRequests(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// TestPersistentWatchHolds: the watch stays on the server while any
+// PersistentWatch for it is not removed, whatever the order of the adds
+// and removes, and goes with the last Remove.
+func TestPersistentWatchHolds(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	got := listen(t, c, "/")
+	a, err := c.AddWatch(ctx, "/h", framework.WatchPersistentRecursive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.AddWatch(ctx, "/h", framework.WatchPersistentRecursive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Remove(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Create(ctx, "/h", nil); err != nil {
+		t.Fatal(err)
+	}
+	got.expect(ctx, t, ev(framework.EventNodeCreated, "/h")) // b still holds it
+	if err := a.Remove(ctx); err != nil {                    // a second time: nothing
+		t.Fatal(err)
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/h"); len(held) != 1 {
+		t.Fatalf("with one hold left the server holds watches on %v", held)
+	}
+	if err := b.Remove(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/h"); len(held) != 0 {
+		t.Fatalf("with no hold left the server holds watches on %v", held)
+	}
+	if _, err := w.Set(ctx, "/h", []byte("x"), -1); err != nil {
+		t.Fatal(err)
+	}
+	got.none(ctx, t, c)
 }

@@ -24,7 +24,9 @@ const cacheTreeSize = 10
 // value and every cache must show it within cfg.settle (caches converge);
 // each time one client's cache is closed and replaced (caches come and go
 // all run long). At the end, with the writer stopped, every cache must hold
-// exactly the server's tree.
+// exactly the server's tree. The odd clients' caches keep in sync by a
+// persistent watch: a replacement's new cache holds it before the old one
+// gives it up.
 func (s *soak) cachePart() part {
 	const name = "cache"
 	root := "/soak/tree"
@@ -37,7 +39,11 @@ func (s *soak) cachePart() part {
 		wrote  = make(chan struct{}) // closed when the writer has stopped
 	)
 	newCache := func(ctx context.Context, i int) {
-		c, err := cache.New(s.clients[i], root)
+		var opts []cache.Option
+		if i%2 == 1 { // half the clients keep theirs by one persistent watch
+			opts = append(opts, cache.WithPersistentWatch())
+		}
+		c, err := cache.New(s.clients[i], root, opts...)
 		if err == nil {
 			err = c.Start(ctx) // ctx is the cache's lifetime: the workload's
 		}

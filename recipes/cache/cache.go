@@ -38,10 +38,11 @@ type Cache struct {
 	stopAfter   func() bool   // unregisters the Close that Start's context's end calls
 	closed      chan struct{} // closed when the first Close has finished
 	wg          sync.WaitGroup
-	unwatch     func()          // removes the watch listener
-	unlisten    func()          // removes the connection-state listener
-	ctx         context.Context // ends when the cache stops: its goroutines' lifetime
-	persistent  atomic.Bool     // kept in sync by a persistent watch (WithPersistentWatch, and the server took it)
+	unwatch     func()                                    // removes the watch listener
+	unlisten    func()                                    // removes the connection-state listener
+	ctx         context.Context                           // ends when the cache stops: its goroutines' lifetime
+	persistent  atomic.Bool                               // kept in sync by a persistent watch (WithPersistentWatch, and the server took it)
+	pwatch      atomic.Pointer[framework.PersistentWatch] // the cache's hold on it, once set
 
 	// For the hooks (report.go):
 	loadStart     time.Time // Start's time

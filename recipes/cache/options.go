@@ -130,13 +130,13 @@ func applyOptions(opts []Option) (options, error) {
 // CuratorCache does, instead of a one-shot watch on every node: the client
 // then holds no watch per node, and the reads set none. The cache sets the
 // watch before its first read, and again after every reconnect, before it
-// reads everything again; Close takes it off. On a server that refuses it,
-// the cache logs why and keeps itself in sync with one-shot watches.
+// reads everything again; Close gives up its hold on it (the client takes
+// the watch off with the last hold). On a server that refuses it, the
+// cache logs why and keeps itself in sync with one-shot watches.
 //
-// The watch is its connection's: give the caches of one client that use
-// it distinct paths (Close takes the watch off for every user of the path),
-// and set no one-shot watch on the cache's own path through that client
-// (a server before 3.9 holds one watch per path and connection).
+// A server before 3.9 holds one watch per path and connection: set no
+// one-shot watch on the cache's own path through the same client (a
+// WatchData on it, say), which would replace the persistent one.
 func WithPersistentWatch() Option {
 	return func(o *options) error { o.persistent = true; return nil }
 }

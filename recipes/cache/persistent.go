@@ -27,7 +27,15 @@ func (c *Cache) armLocked(then func()) {
 	go func() {
 		defer c.wg.Done()
 		for c.ctx.Err() == nil {
-			err := c.client.AddWatch(c.ctx, c.root, framework.WatchPersistentRecursive)
+			var err error
+			if w := c.pwatch.Load(); w != nil {
+				err = w.Set(c.ctx)
+			} else {
+				var w *framework.PersistentWatch
+				if w, err = c.client.AddWatch(c.ctx, c.root, framework.WatchPersistentRecursive); err == nil {
+					c.pwatch.Store(w)
+				}
+			}
 			switch {
 			case err == nil:
 				then()
@@ -45,19 +53,17 @@ func (c *Cache) armLocked(then func()) {
 	}()
 }
 
-// disarm takes the persistent watch off, once the cache has stopped, if
-// the client is connected (a lost connection took it off already).
+// disarm gives up the cache's hold on the persistent watch, once the cache
+// has stopped: the last hold on the client takes the watch off.
 func (c *Cache) disarm() {
-	if !c.persistent.Load() {
+	w := c.pwatch.Load()
+	if w == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), disarmLimit)
 	defer cancel()
-	if !c.client.State().IsConnected() {
-		return
-	}
-	if err := c.client.RemoveWatch(ctx, c.root, framework.WatchPersistentRecursive); err != nil && !errors.Is(err, framework.ErrNoWatcher) {
-		c.client.Logger().Debug("cache: removing the persistent watch failed", "path", c.root, "err", err)
+	if err := w.Remove(ctx); err != nil {
+		c.client.Logger().Debug("cache: removing the persistent watch failed; it goes with the connection", "path", c.root, "err", err)
 	}
 }
 
