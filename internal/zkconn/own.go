@@ -15,16 +15,10 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/gocurator/curator/internal/zkerr"
 	"github.com/gocurator/curator/internal/zkwire"
 )
-
-// ownWriteLimit bounds the write of an own request: a connection that
-// cannot take a few bytes in that time is dropped (a write cut off midway
-// would leave the stream unreadable).
-const ownWriteLimit = 10 * time.Second
 
 // ownReplyLimit is the longest reply to an own request read: the replies
 // are a header and at most an int. A longer one ends the connection.
@@ -122,11 +116,12 @@ func (t *transport) request(ctx context.Context, build func(xid int32) []byte) (
 
 // writeOwn writes an own request's frame between go-zookeeper's writes. A
 // write that fails closes the connection: part of the frame may have gone.
+// It sets no deadline, which would change go-zookeeper's around its own
+// writes: a write the network does not take waits until go-zookeeper's
+// read timeout closes the connection.
 func (c *trackedConn) writeOwn(frame []byte) error {
 	c.wmu.Lock()
-	c.Conn.SetWriteDeadline(time.Now().Add(ownWriteLimit))
 	_, err := c.Conn.Write(frame)
-	c.Conn.SetWriteDeadline(time.Time{})
 	c.wmu.Unlock()
 	if err != nil {
 		c.Close()

@@ -84,8 +84,15 @@ func runStaleLatch(t *testing.T, classes string) {
 			return false, err.Error()
 		}
 		javaLeads = v.leading
-		return g.latch.HasLeadership() && g.marks.Load() > e.marks[g.id] && (v.leading || v.participants == "go-0* java-0"),
-			fmt.Sprintf("Go leads %v; Java sees %q, leads %v", g.latch.HasLeadership(), v.participants, v.leading)
+		ok := g.latch.HasLeadership() && g.marks.Load() > e.marks[g.id] && (v.leading || v.participants == "go-0* java-0")
+		if ok {
+			return true, ""
+		}
+		// What a failure needs to be read: the election's nodes, and the Go
+		// side's session and state.
+		nodes, nerr := e.nodes(ctx)
+		return false, fmt.Sprintf("Go leads %v (session %#x, %v, %d marks); Java sees %q, leads %v; the election: %v %v",
+			g.latch.HasLeadership(), g.c.SessionID(), g.c.State(), g.marks.Load(), v.participants, v.leading, nodes, nerr)
 	})
 	if javaLeads {
 		if _, err := java.awaitEvent(ctx, "a claim of leadership with a stale node", isStaleClaim); err != nil {
