@@ -2,6 +2,7 @@ package leader_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,11 @@ func runStaleLatch(t *testing.T, classes string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
+	t.Cleanup(func() { // before the server's Close, which deletes its log
+		if t.Failed() {
+			logServerRefusals(t, srv.LogPath())
+		}
+	})
 	rec := newLeaderLog()
 	ns := recipestest.Namespace(t)
 	e := &interopElection{kind: "latch", marks: map[string]int64{}}
@@ -250,4 +256,24 @@ func runRevivedGoSession(t *testing.T, classes string) {
 		t.Errorf("double leader %s", s)
 	}
 	t.Logf("revived Go session: %d double leaders failing the test, %d of Curator's counted apart; %v in all", len(failures), apart, time.Since(begin).Round(time.Millisecond))
+}
+
+// logServerRefusals logs the lines of the server's log that say it refused
+// or expired a session, or closed a client's connection: what a failed wait
+// for the Go latch needs to be read.
+func logServerRefusals(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("the server's log: %v", err)
+		return
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, "Refusing") || strings.Contains(line, "Expiring session") || strings.Contains(line, "Invalid session") || strings.Contains(line, "not running") {
+			if n++; n <= 40 {
+				t.Logf("server: %s", line)
+			}
+		}
+	}
+	t.Logf("the server's log: %d lines of refusals and expiries", n)
 }
