@@ -111,3 +111,47 @@ func ExampleClient_GetWatched() {
 	fmt.Println(ev.Type, ev.Path)
 	// Output: NodeDataChanged /app/b
 }
+
+// A persistent recursive watch: every create, change and delete under a
+// path, with one watch, until it is removed.
+func ExampleClient_AddWatch() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-addwatch"))
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := client.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	defer client.Delete(ctx, "/jobs", framework.WithChildren())
+	changed := make(chan framework.WatchEvent, 8)
+	remove, err := client.AddWatchListener("/jobs", func(ev framework.WatchEvent) {
+		changed <- ev // on the connection's goroutine: hand it on, never block
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer remove()
+	w, err := client.AddWatch(ctx, "/jobs", framework.WatchPersistentRecursive)
+	if err != nil {
+		panic(err)
+	}
+	defer w.Remove(ctx) // after a reconnect, w.Set(ctx) sets it again
+	if _, err := client.Create(ctx, "/jobs/j1/step", []byte("queued"), framework.WithParents()); err != nil {
+		panic(err)
+	}
+	if _, err := client.Set(ctx, "/jobs/j1/step", []byte("done"), -1); err != nil {
+		panic(err)
+	}
+	for range 4 {
+		ev := <-changed
+		fmt.Println(ev.Type, ev.Path)
+	}
+	// Output:
+	// NodeCreated /jobs
+	// NodeCreated /jobs/j1
+	// NodeCreated /jobs/j1/step
+	// NodeDataChanged /jobs/j1/step
+}

@@ -192,8 +192,8 @@ public class LeaderPeer {
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .forPath(markerDir + "/m-" + id + "-", id.getBytes(StandardCharsets.UTF_8));
             List<String> inside = client.getChildren().forPath(markerDir);
-            boolean sameTerm = began.equals(session()) && (latch == null || latch.hasLeadership());
-            if (inside.size() > 1 && !sameTerm) {
+            boolean sameTerm = !began.equals("0") && began.equals(session()) && (latch == null || latch.hasLeadership());
+            if (!sameTerm) { // said even when alone: another leader's check may see the marker
                 out("SPANNED " + ZKPaths.getNodeFromPath(mine) + " " + id + " began its marker check in session " + began
                         + ", and made the marker in " + session());
             } else if (inside.size() > 1) {
