@@ -43,6 +43,7 @@ type Cache struct {
 	ctx         context.Context                           // ends when the cache stops: its goroutines' lifetime
 	persistent  atomic.Bool                               // kept in sync by a persistent watch (WithPersistentWatch, and the server took it)
 	pwatch      atomic.Pointer[framework.PersistentWatch] // the cache's hold on it, once set
+	armMu       sync.Mutex                                // one setWatch at a time
 
 	// For the hooks (report.go):
 	loadStart     time.Time // Start's time

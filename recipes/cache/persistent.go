@@ -27,15 +27,7 @@ func (c *Cache) armLocked(then func()) {
 	go func() {
 		defer c.wg.Done()
 		for c.ctx.Err() == nil {
-			var err error
-			if w := c.pwatch.Load(); w != nil {
-				err = w.Set(c.ctx)
-			} else {
-				var w *framework.PersistentWatch
-				if w, err = c.client.AddWatch(c.ctx, c.root, framework.WatchPersistentRecursive); err == nil {
-					c.pwatch.Store(w)
-				}
-			}
+			err := c.setWatch()
 			switch {
 			case err == nil:
 				then()
@@ -51,6 +43,23 @@ func (c *Cache) armLocked(then func()) {
 			c.awaitConnection(c.ctx)
 		}
 	}()
+}
+
+// setWatch sets the persistent watch: the first time it takes the cache's
+// hold on it, later it sets it again on the connection in use. One arm at a
+// time does it (a reconnect may come while the first add is retried), so
+// the cache never takes two holds.
+func (c *Cache) setWatch() error {
+	c.armMu.Lock()
+	defer c.armMu.Unlock()
+	if w := c.pwatch.Load(); w != nil {
+		return w.Set(c.ctx)
+	}
+	w, err := c.client.AddWatch(c.ctx, c.root, framework.WatchPersistentRecursive)
+	if err == nil {
+		c.pwatch.Store(w)
+	}
+	return err
 }
 
 // disarm gives up the cache's hold on the persistent watch, once the cache
