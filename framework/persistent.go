@@ -23,6 +23,7 @@ const (
 	WatchPersistentRecursive
 )
 
+// String returns the mode's name: "persistent" or "persistent recursive".
 func (m AddWatchMode) String() string {
 	switch m {
 	case WatchPersistent:
