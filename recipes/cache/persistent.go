@@ -9,8 +9,9 @@ import (
 )
 
 // The persistent mode (WithPersistentWatch): one recursive watch on the
-// cache's path tells of every create, data change and delete below it, and
-// the reads set no watch. Each notification queues the reads the one-shot
+// cache's path tells of every create, data change and delete below it (a
+// cache of the node alone, WithMaxDepth(0), watches it without its
+// subtree), and the reads set no watch. Each notification queues the reads the one-shot
 // mode's watches would have queued: a data change the node's data; a
 // create or a delete (for which a recursive watch sends no children
 // change) the parent's listing too, which the convergence rules of
@@ -55,7 +56,11 @@ func (c *Cache) setWatch() error {
 	if w := c.pwatch.Load(); w != nil {
 		return w.Set(c.ctx)
 	}
-	w, err := c.client.AddWatch(c.ctx, c.root, framework.WatchPersistentRecursive)
+	mode := framework.WatchPersistentRecursive
+	if c.opts.maxDepth == 0 { // the node alone: not the events of a subtree it may have
+		mode = framework.WatchPersistent
+	}
+	w, err := c.client.AddWatch(c.ctx, c.root, mode)
 	if err == nil {
 		c.pwatch.Store(w)
 	}
