@@ -168,9 +168,13 @@ func (m *stateMachine) setCause(s listener.ConnectionState, cause string) {
 	m.sess.mu.Lock()
 	m.sess.id = m.session
 	m.sess.mu.Unlock()
-	close(m.changed)
+	// The new state is stored before the old channel is closed: a caller
+	// woken by the close reads the state without m.mu, and must find the
+	// state it was woken for.
+	woken := m.changed
 	m.changed = make(chan struct{})
 	m.now.Store(&stateNow{state: s, changed: m.changed})
+	close(woken)
 	m.post(s)
 	if m.hooks != nil {
 		now := time.Now()

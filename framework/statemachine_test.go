@@ -132,3 +132,28 @@ func TestStateMachineUsesNegotiatedTimeout(t *testing.T) {
 		t.Fatalf("after a session: %v, want the negotiated 2s", got)
 	}
 }
+
+// TestStateMachineWakesWithTheNewState: a caller woken by a transition
+// reads the state it was woken for, never the one before: the machine
+// stores the new state before it closes the old channel.
+func TestStateMachineWakesWithTheNewState(t *testing.T) {
+	m, _, _ := newTestMachine()
+	m.connect(1)
+	for i := range 2000 {
+		before, changed := m.current()
+		seen := make(chan listener.ConnectionState)
+		go func() {
+			<-changed
+			s, _ := m.current()
+			seen <- s
+		}()
+		if before.IsConnected() {
+			m.onEvent(disconnected) // Suspended
+		} else {
+			m.connect(1) // Reconnected
+		}
+		if s := <-seen; s == before {
+			t.Fatalf("round %d: woken by the move from %v, read %v", i, before, s)
+		}
+	}
+}
