@@ -74,14 +74,15 @@ func (c *Client) AddWatch(ctx context.Context, path string, mode AddWatchMode) (
 		return nil, opErr("addWatch", path, err)
 	}
 	w := &PersistentWatch{c: c, path: path, key: holdKey{c.cfg.namespace.toServer(path), mode}}
-	h := c.holds.get(w.key)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	defer c.holds.drop(w.key, h)
-	if err := c.addWatch(ctx, path, mode); err != nil {
+	var err error
+	c.holds.with(w.key, func(h *hold) {
+		if err = c.addWatch(ctx, path, mode); err == nil {
+			h.n++
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
-	h.n++
 	return w, nil
 }
 
@@ -89,14 +90,13 @@ func (c *Client) AddWatch(ctx context.Context, path string, mode AddWatchMode) (
 // before reading afresh what it watches. It fails with ErrWatchRemoved
 // after Remove.
 func (w *PersistentWatch) Set(ctx context.Context) error {
-	h := w.c.holds.get(w.key)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	defer w.c.holds.drop(w.key, h)
-	if w.gone {
-		return opErr("addWatch", w.path, ErrWatchRemoved)
-	}
-	return w.c.addWatch(ctx, w.path, w.key.mode)
+	err := opErr("addWatch", w.path, ErrWatchRemoved)
+	w.c.holds.with(w.key, func(*hold) {
+		if !w.gone {
+			err = w.c.addWatch(ctx, w.path, w.key.mode)
+		}
+	})
+	return err
 }
 
 // Remove gives up this hold on the watch; the last hold's Remove takes the
@@ -109,20 +109,18 @@ func (w *PersistentWatch) Set(ctx context.Context) error {
 func (w *PersistentWatch) Remove(ctx context.Context) error {
 	var err error
 	w.once.Do(func() {
-		h := w.c.holds.get(w.key)
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		defer w.c.holds.drop(w.key, h)
-		w.gone = true
-		if h.n--; h.n > 0 || !w.c.State().IsConnected() {
-			return // others hold it; or the connection, and the watch with it, is gone
-		}
-		_, err = singleRequest(ctx, w.c, "removeWatches", w.path, func(ctx context.Context, conn conn, full string) (struct{}, error) {
-			return struct{}{}, conn.RemoveWatch(ctx, full, w.key.mode == WatchPersistentRecursive)
+		w.c.holds.with(w.key, func(h *hold) {
+			w.gone = true
+			if h.n--; h.n > 0 || !w.c.State().IsConnected() {
+				return // others hold it; or the connection, and the watch with it, is gone
+			}
+			_, err = singleRequest(ctx, w.c, "removeWatches", w.path, func(ctx context.Context, conn conn, full string) (struct{}, error) {
+				return struct{}{}, conn.RemoveWatch(ctx, full, w.key.mode == WatchPersistentRecursive)
+			})
+			if errors.Is(err, zkerr.NoWatcher) { // the connection it was set on ended
+				err = nil
+			}
 		})
-		if errors.Is(err, zkerr.NoWatcher) { // the connection it was set on ended
-			err = nil
-		}
 	})
 	return err
 }
@@ -151,13 +149,13 @@ type holdKey struct {
 type hold struct {
 	mu    sync.Mutex // held across the watch's requests
 	n     int        // PersistentWatch values not removed; guarded by mu
-	users int        // callers between get and drop; guarded by watchHolds.mu
+	users int        // callers inside with; guarded by watchHolds.mu
 }
 
-// get returns k's hold, made if need be, counted as in use until drop.
-func (hs *watchHolds) get(k holdKey) *hold {
+// with runs fn holding k's hold's mutex, the hold made if need be, and
+// forgets the hold afterwards once nothing holds or uses it.
+func (hs *watchHolds) with(k holdKey, fn func(*hold)) {
 	hs.mu.Lock()
-	defer hs.mu.Unlock()
 	if hs.m == nil {
 		hs.m = make(map[holdKey]*hold)
 	}
@@ -167,12 +165,11 @@ func (hs *watchHolds) get(k holdKey) *hold {
 		hs.m[k] = h
 	}
 	h.users++
-	return h
-}
+	hs.mu.Unlock()
 
-// drop ends a use of h that get began, forgetting h once nothing holds or
-// uses it. h.mu is held.
-func (hs *watchHolds) drop(k holdKey, h *hold) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	fn(h)
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if h.users--; h.users == 0 && h.n == 0 {

@@ -295,3 +295,18 @@ func TestPersistentWatchHolds(t *testing.T) {
 	}
 	got.none(ctx, t, c)
 }
+
+// TestAddWatchWithAnEndedContext: a context that has ended already gives
+// its error, and the server is sent nothing: it holds no watch.
+func TestAddWatchWithAnEndedContext(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx, cancel := context.WithCancel(ctxT(t))
+	cancel()
+	if _, err := c.AddWatch(ctx, "/gone", framework.WatchPersistentRecursive); !errors.Is(err, context.Canceled) {
+		t.Fatalf("AddWatch with a cancelled context: %v, want context.Canceled", err)
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/"); len(held) != 0 {
+		t.Fatalf("the server holds watches on %v", held)
+	}
+}

@@ -81,8 +81,8 @@ func (t *transport) nextOwnXid() int32 {
 }
 
 // request sends the frame build makes for an xid on the connection in use
-// and returns its reply frame (length prefix included) and the reply's
-// error code. With no connection that has a session, or one that closes
+// and returns its reply frame (length prefix included; ownCode reads its
+// error code). With no connection that has a session, or one that closes
 // before the reply, it returns zkerr.ConnectionLoss; if ctx ends first,
 // ctx's error (the request may have taken effect).
 func (t *transport) request(ctx context.Context, build func(xid int32) []byte) ([]byte, error) {

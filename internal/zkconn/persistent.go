@@ -64,8 +64,12 @@ func (c *Conn) RemoveWatch(ctx context.Context, path string, recursive bool) err
 }
 
 // ownRequest sends an own request and returns its reply's error. Close
-// waits for it, and ends it.
+// waits for it, and ends it. A ctx that has ended already gives an error
+// that wraps it, the request unsent, as call does.
 func (c *Conn) ownRequest(ctx context.Context, r request, build func(xid int32) []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %w", err, ErrNotSent)
+	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
