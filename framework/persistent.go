@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
+	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkerr"
 )
 
@@ -137,8 +139,9 @@ func (c *Client) addWatch(ctx context.Context, path string, mode AddWatchMode) e
 // orders the requests for its watch: an addWatch and the last hold's
 // removeWatches never cross.
 type watchHolds struct {
-	mu sync.Mutex
-	m  map[holdKey]*hold
+	mu   sync.Mutex
+	m    map[holdKey]*hold
+	live atomic.Int32 // len(m), read without mu: a one-shot watch's check that no persistent one is held
 }
 
 type holdKey struct {
@@ -154,15 +157,25 @@ type hold struct {
 
 // with runs fn holding k's hold's mutex, the hold made if need be, and
 // forgets the hold afterwards once nothing holds or uses it.
-func (hs *watchHolds) with(k holdKey, fn func(*hold)) {
+func (hs *watchHolds) with(k holdKey, fn func(*hold)) { hs.use(k, true, fn) }
+
+// ifHeld is with for a hold that exists: it does nothing if none does.
+func (hs *watchHolds) ifHeld(k holdKey, fn func(*hold)) { hs.use(k, false, fn) }
+
+func (hs *watchHolds) use(k holdKey, create bool, fn func(*hold)) {
 	hs.mu.Lock()
-	if hs.m == nil {
-		hs.m = make(map[holdKey]*hold)
-	}
 	h := hs.m[k]
 	if h == nil {
+		if !create {
+			hs.mu.Unlock()
+			return
+		}
+		if hs.m == nil {
+			hs.m = make(map[holdKey]*hold)
+		}
 		h = &hold{}
 		hs.m[k] = h
+		hs.live.Add(1)
 	}
 	h.users++
 	hs.mu.Unlock()
@@ -174,5 +187,40 @@ func (hs *watchHolds) with(k holdKey, fn func(*hold)) {
 	defer hs.mu.Unlock()
 	if h.users--; h.users == 0 && h.n == 0 {
 		delete(hs.m, k)
+		hs.live.Add(-1)
+	}
+}
+
+// resetAfterOneShot runs after a read set a one-shot watch on path (a
+// children watch if children): a server before 3.9, which holds one watch
+// per path and connection, has let it replace the persistent watches held
+// on path that share its kind (a data watch both modes, a children watch
+// the non-recursive one). Each is set again, and the watch listeners told
+// (EventWatchReset), for changes in between went untold. The watch is set
+// again whatever ctx says, within the retry policy's bounds: a watch left
+// off would tell nothing until the next reconnect.
+func (c *Client) resetAfterOneShot(ctx context.Context, path string, children bool) {
+	if c.holds.live.Load() == 0 {
+		return
+	}
+	full := c.cfg.namespace.toServer(path)
+	modes := []AddWatchMode{WatchPersistent, WatchPersistentRecursive}
+	if children {
+		modes = modes[:1]
+	}
+	reset := false
+	for _, m := range modes {
+		c.holds.ifHeld(holdKey{full, m}, func(h *hold) {
+			if h.n == 0 {
+				return
+			}
+			reset = true
+			if err := c.addWatch(context.WithoutCancel(ctx), path, m); err != nil {
+				c.log.Debug("setting a persistent watch again after a one-shot watch on its path failed; its holders set it again after a reconnect", "path", path, "mode", m, "err", err)
+			}
+		})
+	}
+	if reset {
+		c.watches.deliver(c.cfg.namespace, zkconn.Event{Type: zkconn.EventType(EventWatchReset), Path: full})
 	}
 }

@@ -310,3 +310,85 @@ func TestAddWatchWithAnEndedContext(t *testing.T) {
 		t.Fatalf("the server holds watches on %v", held)
 	}
 }
+
+// TestOneShotWatchOnAPersistentPath: a one-shot watch set on a path the
+// client holds a persistent watch on (which a server before 3.9 lets replace
+// it) is followed by the persistent watch set again and EventWatchReset to
+// the listeners, and the persistent watch then tells what it told before,
+// again and again; a one-shot watch of the other kind (a children watch
+// beside a recursive one) replaces nothing, and resets nothing.
+func TestOneShotWatchOnAPersistentPath(t *testing.T) {
+	reads := map[string]func(ctx context.Context, c *framework.Client, p string) error{
+		"GetW": func(ctx context.Context, c *framework.Client, p string) error {
+			_, _, _, err := c.GetW(ctx, p)
+			return err
+		},
+		"ExistsWatched": func(ctx context.Context, c *framework.Client, p string) error {
+			_, _, err := c.ExistsWatched(ctx, p)
+			return err
+		},
+		"ChildrenW": func(ctx context.Context, c *framework.Client, p string) error {
+			_, _, _, err := c.ChildrenW(ctx, p)
+			return err
+		},
+	}
+	for _, tc := range []struct {
+		read  string
+		mode  framework.AddWatchMode
+		reset bool
+	}{
+		{"GetW", framework.WatchPersistentRecursive, true},
+		{"ExistsWatched", framework.WatchPersistentRecursive, true},
+		{"ChildrenW", framework.WatchPersistentRecursive, false},
+		{"GetW", framework.WatchPersistent, true},
+		{"ChildrenW", framework.WatchPersistent, true},
+	} {
+		t.Run(fmt.Sprintf("%s beside %v", tc.read, tc.mode), func(t *testing.T) {
+			ns := recipestest.Namespace(t)
+			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			ctx := ctxT(t)
+			for _, p := range []string{"/p", "/p/x"} {
+				if _, err := w.Create(ctx, p, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := listen(t, c, "/")
+			pw, err := c.AddWatch(ctx, "/p", tc.mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { pw.Remove(context.Background()) })
+			if err := reads[tc.read](ctx, c, "/p"); err != nil {
+				t.Fatal(err)
+			}
+			if tc.reset {
+				got.expect(ctx, t, ev(framework.EventWatchReset, "/p"))
+			}
+			got.none(ctx, t, c)
+
+			// What the persistent watch alone would tell, twice: the
+			// one-shot watch, had it replaced it, would tell the first at most.
+			for i := range 2 {
+				switch tc.mode {
+				case framework.WatchPersistentRecursive:
+					deep := fmt.Sprintf("/p/x/%d", i)
+					if _, err := w.Create(ctx, deep, nil); err != nil {
+						t.Fatal(err)
+					}
+					got.expect(ctx, t, ev(framework.EventNodeCreated, deep))
+				case framework.WatchPersistent:
+					if _, err := w.Create(ctx, fmt.Sprintf("/p/%d", i), nil); err != nil {
+						t.Fatal(err)
+					}
+					got.expect(ctx, t, ev(framework.EventNodeChildrenChanged, "/p"))
+					if _, err := w.Set(ctx, "/p", []byte{byte(i)}, -1); err != nil {
+						t.Fatal(err)
+					}
+					got.expect(ctx, t, ev(framework.EventNodeDataChanged, "/p"))
+				}
+			}
+			got.none(ctx, t, c)
+		})
+	}
+}

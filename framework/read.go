@@ -59,10 +59,14 @@ func (c *Client) ExistsWatched(ctx context.Context, path string) (bool, *Stat, e
 }
 
 func (c *Client) exists(ctx context.Context, path string, watch zkconn.WatchMode) (node, error) {
-	return singleRequest(ctx, c, "exists", path, func(ctx context.Context, conn conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "exists", path, func(ctx context.Context, conn conn, full string) (node, error) {
 		ok, stat, w, err := conn.Exists(ctx, full, watch)
 		return node{ok: ok, stat: statOf(stat), watch: w}, err
 	})
+	if err == nil && watch != zkconn.NoWatch {
+		c.resetAfterOneShot(ctx, path, false)
+	}
+	return n, err
 }
 
 // Get returns a node's data and stat.
@@ -90,10 +94,14 @@ func (c *Client) GetWatched(ctx context.Context, path string) ([]byte, *Stat, er
 }
 
 func (c *Client) get(ctx context.Context, path string, watch zkconn.WatchMode) (node, error) {
-	return singleRequest(ctx, c, "get", path, func(ctx context.Context, conn conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "get", path, func(ctx context.Context, conn conn, full string) (node, error) {
 		data, stat, w, err := conn.Get(ctx, full, watch)
 		return node{data: data, stat: statOf(stat), watch: w}, err
 	})
+	if err == nil && watch != zkconn.NoWatch {
+		c.resetAfterOneShot(ctx, path, false)
+	}
+	return n, err
 }
 
 // Children returns the names of a node's children, in no particular order.
@@ -118,10 +126,14 @@ func (c *Client) ChildrenWatched(ctx context.Context, path string) ([]string, *S
 }
 
 func (c *Client) children(ctx context.Context, path string, watch zkconn.WatchMode) (node, error) {
-	return singleRequest(ctx, c, "children", path, func(ctx context.Context, conn conn, full string) (node, error) {
+	n, err := singleRequest(ctx, c, "children", path, func(ctx context.Context, conn conn, full string) (node, error) {
 		children, stat, w, err := conn.Children(ctx, full, watch)
 		return node{children: children, stat: statOf(stat), watch: w}, err
 	})
+	if err == nil && watch != zkconn.NoWatch {
+		c.resetAfterOneShot(ctx, path, true)
+	}
+	return n, err
 }
 
 // Set sets a node's data if its version matches (-1 matches any).

@@ -105,6 +105,16 @@ const (
 	// EventNotWatching: the watch ended unfired, as the session expired or
 	// the client closed.
 	EventNotWatching EventType = -2
+	// EventWatchReset: a persistent watch on the event's path (AddWatch)
+	// was replaced and set again, so changes may have gone untold. A server
+	// before 3.9 holds one watch per path and connection: a one-shot watch
+	// set on that path through the same client replaces the persistent one
+	// there. The client then sets the persistent watch again at once and
+	// tells the watch listeners (AddWatchListener) that cover the path:
+	// read afresh what the persistent watch covers. It is the client's, not
+	// ZooKeeper's, and comes from the goroutine of the read that set the
+	// one-shot watch.
+	EventWatchReset EventType = -3
 )
 
 // String names the event type as ZooKeeper's Java client does.
@@ -120,6 +130,8 @@ func (t EventType) String() string {
 		return "NodeChildrenChanged"
 	case EventNotWatching:
 		return "NotWatching"
+	case EventWatchReset:
+		return "WatchReset"
 	}
 	return "EventType(" + strconv.Itoa(int(t)) + ")"
 }

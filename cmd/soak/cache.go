@@ -40,8 +40,8 @@ func (s *soak) cachePart() part {
 	)
 	newCache := func(ctx context.Context, i int) {
 		var opts []cache.Option
-		if i%2 == 1 { // half the clients keep theirs by one persistent watch
-			opts = append(opts, cache.WithPersistentWatch())
+		if i%2 == 0 { // half the clients keep theirs by a one-shot watch per node, the others by one persistent watch
+			opts = append(opts, cache.WithOneShotWatches())
 		}
 		c, err := cache.New(s.clients[i], root, opts...)
 		if err == nil {

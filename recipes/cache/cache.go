@@ -266,6 +266,12 @@ func (c *Cache) Snapshot() []Node {
 // notified is the client's watch listener: it runs on the connection's
 // goroutine, so it only queues the read the notification calls for.
 func (c *Cache) notified(ev framework.WatchEvent) {
+	if ev.Type == framework.EventWatchReset {
+		if ev.Path == c.root && c.persistent.Load() {
+			c.watchReset()
+		}
+		return
+	}
 	if c.persistent.Load() {
 		c.notifiedPersistent(ev)
 		return
@@ -289,11 +295,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 	case listener.Suspended, listener.Lost:
 		c.mu.Lock()
 		if c.state == started {
-			c.staleGen = c.q.current()
-			if !c.stale {
-				c.stale, c.staleSince, c.resyncChanges = true, time.Now(), 0
-				c.post(Event{Type: Stale})
-			}
+			c.staleLocked()
 		}
 		c.mu.Unlock()
 	case listener.Connected:
@@ -331,6 +333,16 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			return
 		}
 		c.resyncLocked(add)
+	}
+}
+
+// staleLocked marks the cache stale, as of the load generation under way;
+// c.mu is held.
+func (c *Cache) staleLocked() {
+	c.staleGen = c.q.current()
+	if !c.stale {
+		c.stale, c.staleSince, c.resyncChanges = true, time.Now(), 0
+		c.post(Event{Type: Stale})
 	}
 }
 

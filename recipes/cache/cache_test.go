@@ -266,30 +266,51 @@ func sortedCopy(s []string) []string {
 // not started yet (its reads fail) loads once the client is connected, and
 // only then reports Initialized.
 func TestStartBeforeTheClientConnects(t *testing.T) {
-	ns := recipestest.Namespace(t)
-	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
-	mustCreate(t, w, "/cfg/a", "1")
-	logger, failed := recipestest.LogSignal("read failed on the connection")
-	c, err := framework.New(server.ConnectString(), append(recipestest.ClientOptions(), framework.WithNamespace(ns), framework.WithLogger(logger))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	cc, r := startCache(t, c, "/cfg")
-	select {
-	case <-failed: // the first read failed
-	case ev := <-r.ch:
-		t.Fatalf("%s before the client started", describe(ev))
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	got := r.until(t, cache.Initialized)
-	if strings.Join(sortedCopy(got[:len(got)-1]), ", ") != "Created /cfg/a=1, Created /cfg=" {
-		t.Fatalf("load after connecting: %v", got)
-	}
-	if cc.Len() != 2 {
-		t.Fatal(cc.Snapshot())
+	for _, mode := range []struct {
+		name    string
+		opt     cache.Option
+		watched []string // the paths the server then watches
+	}{
+		{"persistent", cache.WithPersistentWatch(), []string{"/cfg"}},
+		{"one-shot", cache.WithOneShotWatches(), []string{"/cfg", "/cfg/a"}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			ns := recipestest.Namespace(t)
+			w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+			mustCreate(t, w, "/cfg/a", "1")
+			// The first watch set or read fails, and is made again once connected.
+			logger, failed := recipestest.LogSignal("failed on the connection")
+			c, err := framework.New(server.ConnectString(), append(recipestest.ClientOptions(), framework.WithNamespace(ns), framework.WithLogger(logger))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			cc, r := startCache(t, c, "/cfg", mode.opt)
+			select {
+			case <-failed:
+			case ev := <-r.ch:
+				t.Fatalf("%s before the client started", describe(ev))
+			}
+			if err := c.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			got := r.until(t, cache.Initialized)
+			if strings.Join(sortedCopy(got[:len(got)-1]), ", ") != "Created /cfg/a=1, Created /cfg=" {
+				t.Fatalf("load after connecting: %v", got)
+			}
+			if cc.Len() != 2 {
+				t.Fatal(cc.Snapshot())
+			}
+			var want []string
+			for _, p := range mode.watched {
+				want = append(want, "/"+ns+p)
+			}
+			held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/")
+			slices.Sort(held)
+			if !slices.Equal(held, want) {
+				t.Fatalf("the server watches %v, want %v", held, want)
+			}
+		})
 	}
 }
 

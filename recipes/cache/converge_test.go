@@ -178,14 +178,14 @@ func TestCachesConvergeThroughFaults(t *testing.T) {
 		root string
 		opts []cache.Option
 	}{
-		{"tree", "/t", nil},
+		{"tree", "/t", []cache.Option{cache.WithOneShotWatches()}},
 		{"children", "/t/a1", []cache.Option{cache.WithMaxDepth(1)}},
 		{"children only", "/t/a3", []cache.Option{cache.WithChildrenOnly()}},
-		{"node", "/t/a2/b2", []cache.Option{cache.WithMaxDepth(0)}},
+		{"node", "/t/a2/b2", []cache.Option{cache.WithMaxDepth(0), cache.WithOneShotWatches()}},
 		{"depth 2", "/t", []cache.Option{cache.WithMaxDepth(2)}},
-		{"tree persistent", "/t", []cache.Option{cache.WithPersistentWatch()}},
+		{"tree persistent", "/t", nil}, // the default
 		{"children only persistent", "/t/a3", []cache.Option{cache.WithChildrenOnly(), cache.WithPersistentWatch()}},
-		{"node persistent", "/t/a2/b2", []cache.Option{cache.WithMaxDepth(0), cache.WithPersistentWatch()}},
+		{"node persistent", "/t/a2/b2", []cache.Option{cache.WithMaxDepth(0)}}, // the default
 	}
 	caches := make([]*cache.Cache, len(shapes))
 	replicas := make([]*replica, len(shapes))

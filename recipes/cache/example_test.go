@@ -215,8 +215,9 @@ func ExampleDecoder() {
 	// Output: 3 eu true <nil>
 }
 
-// A tree cache kept by one persistent recursive watch, as CuratorCache is:
-// the server holds one watch for the whole tree.
+// A cache of two levels kept by one persistent recursive watch, as a
+// whole tree's is by default: the server holds one watch for the tree, and
+// the cache leaves out what it tells of the levels below.
 func ExampleWithPersistentWatch() {
 	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-persistent")) // your ensemble: "zk1:2181,zk2:2181,zk3:2181"
 	if err != nil {
@@ -231,7 +232,7 @@ func ExampleWithPersistentWatch() {
 	client.Create(ctx, "/flags/beta", []byte("off"), framework.WithParents())
 	defer client.Delete(context.Background(), "/flags", framework.WithChildren()) // leave nothing behind
 
-	c, err := cache.New(client, "/flags", cache.WithPersistentWatch())
+	c, err := cache.New(client, "/flags", cache.WithMaxDepth(2), cache.WithPersistentWatch())
 	if err != nil {
 		panic(err)
 	}

@@ -17,8 +17,17 @@ type options struct {
 	buffer       int
 	workers      int
 	label        string
-	persistent   bool
+	watches      watches // WithPersistentWatch or WithOneShotWatches; zero: neither
+	persistent   bool    // the cache keeps in sync by a persistent watch
 }
+
+// watches is the way of watching an option chose.
+type watches uint8
+
+const (
+	watchesPersistent watches = iota + 1
+	watchesOneShot
+)
 
 // DefaultBuffer is how many undelivered events a cache holds for its
 // listeners, after its first load, before it drops them for one Overflowed
@@ -122,21 +131,54 @@ func applyOptions(opts []Option) (options, error) {
 		}
 		o.maxDepth = 1
 	}
+	switch o.watches {
+	case watchesPersistent:
+		o.persistent = true
+	case 0: // the node alone, or the whole tree: what a persistent watch tells is what the cache holds
+		o.persistent = o.maxDepth == 0 || o.maxDepth == math.MaxInt
+	}
 	return o, nil
 }
 
 // WithPersistentWatch keeps the cache in sync through one persistent
-// recursive watch on its path (ZooKeeper 3.6 and later), as Curator's
-// CuratorCache does, instead of a one-shot watch on every node: the client
-// then holds no watch per node, and the reads set none. The cache sets the
-// watch before its first read, and again after every reconnect, before it
-// reads everything again; Close gives up its hold on it (the client takes
-// the watch off with the last hold). On a server that refuses it, the
-// cache logs why and keeps itself in sync with one-shot watches.
+// watch on its path (ZooKeeper 3.6 and later), as Curator's CuratorCache
+// does, instead of a one-shot watch on every node: the client then holds
+// no watch per node, and the reads set none. It is the default for a cache
+// of the whole tree (no WithMaxDepth), whose watch is recursive, and for a
+// cache of the node alone (WithMaxDepth(0)), whose watch is not; a cache
+// of a few levels (WithMaxDepth(n) for n > 0, WithChildrenOnly) keeps a
+// one-shot watch on each node unless this option is given, as a recursive
+// watch would tell it of every change below its levels too.
 //
-// A server before 3.9 holds one watch per path and connection: set no
-// one-shot watch on the cache's own path through the same client (a
-// WatchData on it, say), which would replace the persistent one.
+// The cache sets the watch before its first read, and again after every
+// reconnect, before it reads everything again; Close gives up its hold on
+// it (the client takes the watch off with the last hold). On a server that
+// refuses it (before 3.6), the cache logs why and keeps itself in sync
+// with one-shot watches.
+//
+// A server before 3.9 holds one watch per path and connection: a one-shot
+// watch set on the cache's own path through the same client (a WatchData
+// on it, say) replaces the persistent one there. The client then sets the
+// persistent watch again at once and the cache reads everything again
+// (framework.EventWatchReset), so set no such watch often.
 func WithPersistentWatch() Option {
-	return func(o *options) error { o.persistent = true; return nil }
+	return func(o *options) error { return o.setWatches(watchesPersistent) }
+}
+
+// WithOneShotWatches keeps the cache in sync with a one-shot watch on each
+// cached node, set by its reads and set again after each fires, as
+// Curator's TreeCache, NodeCache and PathChildrenCache do: the way of a
+// server before 3.6, and the default for a cache of a few levels (see
+// WithPersistentWatch). The client then holds about 650 bytes more per
+// cached node.
+func WithOneShotWatches() Option {
+	return func(o *options) error { return o.setWatches(watchesOneShot) }
+}
+
+func (o *options) setWatches(w watches) error {
+	if o.watches != 0 && o.watches != w {
+		return fmt.Errorf("%w: WithPersistentWatch and WithOneShotWatches together", ErrInvalidArg)
+	}
+	o.watches = w
+	return nil
 }

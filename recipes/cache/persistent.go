@@ -35,6 +35,8 @@ func (c *Cache) armLocked(then func()) {
 				return
 			case c.ctx.Err() != nil:
 				return
+			case retryable(err):
+				c.client.Logger().Debug("cache: setting the persistent watch failed on the connection; it is set again once connected", "path", c.root, "err", err)
 			case !retryable(err) && !errors.Is(err, framework.ErrOperationTimeout):
 				c.client.Logger().Error("cache: the server refused the persistent watch; the cache keeps in sync with a watch per node", "path", c.root, "err", err)
 				c.persistent.Store(false)
@@ -102,4 +104,23 @@ func (c *Cache) notifiedPersistent(ev framework.WatchEvent) {
 		parent, _ := framework.SplitPath(ev.Path)
 		c.q.add(key{parent, childrenRead}, 0)
 	}
+}
+
+// watchReset reads everything again after the client set the persistent
+// watch again (framework.EventWatchReset): a one-shot watch set on the
+// cache's path through the same client had replaced it, and changes in
+// between went untold. The cache is Stale until that read is done. It runs
+// on the goroutine of the read that set that watch, never on the
+// connection's.
+func (c *Cache) watchReset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != started {
+		return
+	}
+	c.staleLocked()
+	if c.resyncStart.IsZero() {
+		c.resyncStart = time.Now()
+	}
+	c.resyncLocked(c.q.add)
 }

@@ -118,3 +118,63 @@ func TestPersistentWatchResyncsAfterReconnect(t *testing.T) {
 		t.Fatalf("the server holds watches on %v, want the cache's path alone", held)
 	}
 }
+
+// TestPersistentWatchAfterAOneShotWatchOnItsPath: a one-shot watch set on
+// the cache's path through the cache's client (a WatchData there) replaces
+// the persistent watch on a server before 3.9; the client sets it again,
+// the cache goes Stale and reads everything again (Resynced, with no
+// change to tell), and follows every change below as before, and the
+// WatchData still fires.
+func TestPersistentWatchAfterAOneShotWatchOnItsPath(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	cs := clients(t, 2, framework.WithNamespace(ns))
+	c, w := cs[0], cs[1]
+	ctx := ctxT(t)
+	mustCreate(t, w, "/cfg/a", "1")
+	cc, r := startCache(t, c, "/cfg")
+	r.until(t, cache.Initialized)
+	seen := make(chan string, 16)
+	dw, err := cache.WatchData(ctx, c, "/cfg", func(n cache.Node, _ bool, _ int) { seen <- string(n.Data) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dw.Close() })
+	if got := <-seen; got != "" {
+		t.Fatalf("the data watcher's first call: %q", got)
+	}
+	if got := strings.Join(r.until(t, cache.Resynced), ", "); got != "Stale, Resynced" {
+		t.Fatalf("after the one-shot watch: %s", got)
+	}
+	for i := range 2 {
+		deep := fmt.Sprintf("/cfg/b%d/c", i)
+		mustCreate(t, w, deep, "2")
+		var made []string
+		for range 2 {
+			made = append(made, describe(r.next(t)))
+		}
+		if got, want := strings.Join(sortedCopy(made), ", "), fmt.Sprintf("Created /cfg/b%d/c=2, Created /cfg/b%d=", i, i); got != want {
+			t.Fatalf("after a create two levels down: %s, want %s", got, want)
+		}
+	}
+	if _, err := w.Set(ctx, "/cfg", []byte("x"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(r.next(t)); got != "Changed /cfg=->x" {
+		t.Fatalf("after a set of the cache's node: %s", got)
+	}
+	select {
+	case got := <-seen:
+		if got != "x" {
+			t.Fatalf("the data watcher's second call: %q", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("the data watcher did not see the set")
+	}
+	want, err := serverTree(ctx, w, "/cfg", 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diff(want, cc.Snapshot()); d != "" {
+		t.Fatalf("the cache differs from the server: %s", d)
+	}
+}
