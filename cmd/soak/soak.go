@@ -330,9 +330,34 @@ func (s *soak) ephemeralPaths(ctx context.Context) string {
 
 // divergence compares the members at the end: their node counts and their
 // digest-mismatch counters (Debian's ZooKeeper 3.8.0 can leave a restarted
-// follower out of step, ZOOKEEPER-4394). It reports what differs.
+// follower out of step, ZOOKEEPER-4394). It reports what differs. A
+// follower applies a commit a moment after the leader does, and the
+// members are read in turn, so counts that differ are read again until
+// they agree, for divergenceWait at most: only a difference that lasts is
+// reported.
 func (s *soak) divergence(ctx context.Context) []string {
-	var out []string
+	deadline := time.Now().Add(divergenceWait)
+	for {
+		out, counts := s.compareMembers(ctx)
+		if len(out) == 0 && counts == nil {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			if len(counts) > 0 {
+				out = append(out, fmt.Sprintf("the members held different numbers of nodes for %v: %v at the last read", divergenceWait, counts))
+			}
+			return out
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// divergenceWait is how long the members may take to agree at the end.
+const divergenceWait = 10 * time.Second
+
+// compareMembers reads each member's mntr once. It returns the digest
+// mismatches and failed reads, and the node counts if they differ.
+func (s *soak) compareMembers(ctx context.Context) (out []string, differing []int64) {
 	var counts []int64
 	for i := range s.ens.Size() {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -348,9 +373,9 @@ func (s *soak) divergence(ctx context.Context) []string {
 		}
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(counts)))) > 1 {
-		out = append(out, fmt.Sprintf("the members hold different numbers of nodes: %v", counts))
+		return out, counts
 	}
-	return out
+	return out, nil
 }
 
 // goroutinesBackTo waits, up to cfg.settle, until the process has at most
