@@ -105,9 +105,13 @@ func (w *PersistentWatch) Set(ctx context.Context) error {
 // watch off the connection, as ZooKeeper's removeWatches does (while the
 // client is not connected it sends nothing: the watch went with the
 // connection, and a watch the connection no longer holds, after a
-// reconnect, is already off). If that
-// request fails, the watch stays on the connection until the connection
-// ends. A second call does nothing.
+// reconnect, is already off). If that request fails, the watch stays on
+// the connection until the connection ends. A second call does nothing.
+//
+// A server before 3.9 keeps a one-shot watch set on path through this
+// client in the same entry as the persistent one. Where one may wait
+// there, Remove leaves the entry as a one-shot watch, which fires once at
+// the next change, for that watch's caller, and is gone.
 func (w *PersistentWatch) Remove(ctx context.Context) error {
 	var err error
 	w.once.Do(func() {

@@ -392,3 +392,79 @@ func TestOneShotWatchOnAPersistentPath(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoveKeepsAOneShotWatchOnItsPath: a server before 3.9 keeps a
+// one-shot watch on a path in the same entry as the connection's
+// persistent watch there, so taking the persistent one off would take the
+// one-shot one too. The last Remove leaves the one-shot watch to fire at
+// the next change, whichever was set first, and after that the server
+// holds no watch on the path.
+func TestRemoveKeepsAOneShotWatchOnItsPath(t *testing.T) {
+	type read func(ctx context.Context, c *framework.Client, p string) (framework.Watch, error)
+	getW := func(ctx context.Context, c *framework.Client, p string) (framework.Watch, error) {
+		_, _, w, err := c.GetW(ctx, p)
+		return w, err
+	}
+	childrenW := func(ctx context.Context, c *framework.Client, p string) (framework.Watch, error) {
+		_, _, w, err := c.ChildrenW(ctx, p)
+		return w, err
+	}
+	for _, tc := range []struct {
+		name      string
+		read      read
+		mode      framework.AddWatchMode
+		readFirst bool
+	}{
+		{name: "GetW, then a recursive watch", read: getW, mode: framework.WatchPersistentRecursive, readFirst: true},
+		{name: "a recursive watch, then GetW", read: getW, mode: framework.WatchPersistentRecursive},
+		{name: "GetW, then a watch", read: getW, mode: framework.WatchPersistent, readFirst: true},
+		{name: "ChildrenW, then a watch", read: childrenW, mode: framework.WatchPersistent, readFirst: true},
+		{name: "a watch, then ChildrenW", read: childrenW, mode: framework.WatchPersistent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := recipestest.Namespace(t)
+			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			ctx := ctxT(t)
+			if _, err := w.Create(ctx, "/p", nil); err != nil {
+				t.Fatal(err)
+			}
+			var oneShot framework.Watch
+			var err error
+			if tc.readFirst {
+				if oneShot, err = tc.read(ctx, c, "/p"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pw, err := c.AddWatch(ctx, "/p", tc.mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.readFirst {
+				if oneShot, err = tc.read(ctx, c, "/p"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := pw.Remove(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// A change the one-shot watch waits for: the other kinds' are told to no one.
+			if _, err := w.Create(ctx, "/p/a", nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Set(ctx, "/p", []byte("1"), -1); err != nil {
+				t.Fatal(err)
+			}
+			got, err := oneShot.Wait(ctx)
+			if err != nil {
+				t.Fatalf("the one-shot watch never fired: %v", err)
+			}
+			if got.Path != "/p" || (got.Type != framework.EventNodeDataChanged && got.Type != framework.EventNodeChildrenChanged) {
+				t.Fatalf("the one-shot watch saw %+v", got)
+			}
+			if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/"); len(held) != 0 {
+				t.Fatalf("the server still holds watches on %v", held)
+			}
+		})
+	}
+}

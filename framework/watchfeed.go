@@ -88,7 +88,9 @@ func (f *watchFeed) deliver(ns namespace, ev zkconn.Event) {
 // unregisters it; fn may still be running when remove returns.
 // EventNotWatching events come here too when the session expires or the
 // client closes, one per watched path and kind of watch whose read was
-// answered, from go-zookeeper's connection goroutine.
+// answered, from go-zookeeper's connection goroutine; and EventWatchReset
+// when a persistent watch on path or below it was set again, from the
+// goroutine of the watching read that replaced it.
 func (c *Client) AddWatchListener(path string, fn func(WatchEvent)) (remove func(), err error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%w: nil watch listener", ErrInvalidArg)

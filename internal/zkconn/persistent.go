@@ -41,26 +41,93 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) error 
 	})
 }
 
-// RemoveWatch takes a persistent watch that AddWatch set off path. A
-// server before 3.9 knows no persistent watch type; there the watch is
-// taken off as a data watch, which it keeps it among (and which it cannot
-// hold beside a persistent one on the same path). It fails with
-// zkerr.NoWatcher if the connection holds no such watch.
+// RemoveWatch takes a persistent watch that AddWatch set off path. It
+// fails with zkerr.NoWatcher if the connection holds no such watch.
+//
+// A server before 3.9 knows no persistent watch type. It keeps a recursive
+// watch among the data watches, and a watch that is not recursive among
+// both the data and the children watches, one watch per path and
+// connection of each: a one-shot watch set on path too shares the entry.
+// There a kind of watch go-zookeeper holds no one-shot watch of on path is
+// taken off as such; a kind it may hold one of is turned into a one-shot
+// watch instead, by a watching read (exists, getChildren), so that the
+// one-shot watch's caller still hears of the next change. That watch fires
+// once more, and is gone.
 func (c *Conn) RemoveWatch(ctx context.Context, path string, recursive bool) error {
 	typ := zkwire.WatcherPersistent
 	if recursive {
 		typ = zkwire.WatcherPersistentRecursive
 	}
-	r := request{"removeWatches", path, requestFrame + strSize(path) + 4}
-	err := c.ownRequest(ctx, r, func(xid int32) []byte { return zkwire.RemoveWatchesRequest(xid, path, typ) })
+	err := c.removeWatches(ctx, path, typ)
 	if !errors.Is(err, zkerr.MarshallingError) { // what a server before 3.9 answers to a type it does not know
 		return err
 	}
-	typ = zkwire.WatcherData
-	if !recursive {
-		typ = zkwire.WatcherAny
+	data, children := c.watches.holding(path)
+	children = children && !recursive
+	switch {
+	case !data && recursive:
+		return c.removeWatches(ctx, path, zkwire.WatcherData)
+	case !data && !children:
+		return c.removeWatches(ctx, path, zkwire.WatcherAny)
 	}
+	var errs []error
+	if data {
+		errs = append(errs, c.watchingRead(ctx, zkwire.OpExists, path))
+	} else {
+		errs = append(errs, c.removeWatches(ctx, path, zkwire.WatcherData))
+	}
+	switch {
+	case recursive:
+	case !children:
+		errs = append(errs, c.removeWatches(ctx, path, zkwire.WatcherChildren))
+	default:
+		err := c.watchingRead(ctx, zkwire.OpGetChildren, path)
+		if errors.Is(err, zkerr.NoNode) { // no node: no one-shot children watch waits there
+			err = c.removeWatches(ctx, path, zkwire.WatcherChildren)
+		}
+		errs = append(errs, err)
+	}
+	return firstError(errs)
+}
+
+// firstError is the first error in errs that is not zkerr.NoWatcher (a
+// kind already off), or else the first error.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, zkerr.NoWatcher) {
+			return err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeWatches sends removeWatches for the watch of typ on path.
+func (c *Conn) removeWatches(ctx context.Context, path string, typ int32) error {
+	r := request{"removeWatches", path, requestFrame + strSize(path) + 4}
 	return c.ownRequest(ctx, r, func(xid int32) []byte { return zkwire.RemoveWatchesRequest(xid, path, typ) })
+}
+
+// watchingRead sends an exists or getChildren that sets a one-shot watch on
+// path, on the server only: go-zookeeper holds no watch for it, and its
+// notification reaches Config.OnWatch and go-zookeeper's own watches on
+// path. An exists of a missing node sets its watch too.
+func (c *Conn) watchingRead(ctx context.Context, op int32, path string) error {
+	name := "exists"
+	if op == zkwire.OpGetChildren {
+		name = "children"
+	}
+	err := c.ownRequest(ctx, request{name, path, requestFrame + strSize(path) + 1}, func(xid int32) []byte {
+		return zkwire.WatchingReadRequest(xid, op, path)
+	})
+	if op == zkwire.OpExists && errors.Is(err, zkerr.NoNode) {
+		return nil
+	}
+	return err
 }
 
 // ownRequest sends an own request and returns its reply's error. Close

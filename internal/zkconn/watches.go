@@ -298,6 +298,25 @@ func (t *watchTable) remove(w *Watch) {
 	}
 }
 
+// holding reports which kinds of one-shot watch go-zookeeper may hold on
+// path: a data or exists watch (data), a children watch (children). A
+// watching read under way, on any path, counts as both.
+func (t *watchTable) holding(path string) (data, children bool) {
+	if t.reading.Load() > 0 {
+		return true, true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	bits := t.listened[path]
+	for _, w := range t.paths[path] {
+		if w.state == watchPending {
+			return true, true
+		}
+		bits |= w.kind.bit()
+	}
+	return bits&(kindData.bit()|kindExist.bit()) != 0, bits&kindChild.bit() != 0
+}
+
 // any reports whether go-zookeeper may hold a watch, and so set watches
 // again when it reconnects.
 func (t *watchTable) any() bool {

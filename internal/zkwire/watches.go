@@ -44,6 +44,20 @@ func RemoveWatchesRequest(xid int32, path string, typ int32) []byte {
 	return pathRequest(xid, OpRemoveWatches, path, typ)
 }
 
+// WatchingReadRequest returns an exists (OpExists) or getChildren
+// (OpGetChildren) request frame, its length prefix included, that sets a
+// one-shot watch on path.
+func WatchingReadRequest(xid, op int32, path string) []byte {
+	b := make([]byte, 4, 4+8+4+len(path)+1)
+	b = binary.BigEndian.AppendUint32(b, uint32(xid))
+	b = binary.BigEndian.AppendUint32(b, uint32(op))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(path)))
+	b = append(b, path...)
+	b = append(b, 1) // watch
+	binary.BigEndian.PutUint32(b[:4], uint32(len(b)-4))
+	return b
+}
+
 // pathRequest is a request whose body is a path and an int.
 func pathRequest(xid, op int32, path string, n int32) []byte {
 	b := make([]byte, 4, 4+8+4+len(path)+4)

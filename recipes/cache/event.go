@@ -19,11 +19,14 @@ const (
 	// Initialized: the first full load is done; the events before it
 	// created the cache's first content.
 	Initialized
-	// Stale: the connection is suspended or lost; the cache may fall
-	// behind the server until Resynced.
+	// Stale: the connection is suspended or lost, or the cache's
+	// persistent watch was replaced and set again
+	// (framework.EventWatchReset); the cache may fall behind the server
+	// until Resynced.
 	Stale
-	// Resynced: after a reconnect or a new session, every cached node was
-	// read again; the events before it were exactly the differences.
+	// Resynced: after a reconnect, a new session or a reset of its
+	// persistent watch, every cached node was read again; the events
+	// before it were exactly the differences.
 	Resynced
 	// Overflowed: the listeners fell so far behind, after the first load,
 	// that the events queued for them were dropped; the cache itself is
