@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gocurator/curator/internal/zkconn"
 	"github.com/gocurator/curator/internal/zkerr"
@@ -78,8 +79,11 @@ func (c *Client) AddWatch(ctx context.Context, path string, mode AddWatchMode) (
 	w := &PersistentWatch{c: c, path: path, key: holdKey{c.cfg.namespace.toServer(path), mode}}
 	var err error
 	c.holds.with(w.key, func(h *hold) {
-		if err = c.addWatch(ctx, path, mode); err == nil {
+		switch err = c.addWatch(ctx, path, mode); {
+		case err == nil:
 			h.n++
+		case h.n == 0 && ctx.Err() != nil && !errors.Is(err, zkconn.ErrNotSent):
+			c.unwatchAbandoned(ctx, path, mode)
 		}
 	})
 	if err != nil {
@@ -120,14 +124,36 @@ func (w *PersistentWatch) Remove(ctx context.Context) error {
 			if h.n--; h.n > 0 || !w.c.State().IsConnected() {
 				return // others hold it; or the connection, and the watch with it, is gone
 			}
-			_, err = singleRequest(ctx, w.c, "removeWatches", w.path, func(ctx context.Context, conn conn, full string) (struct{}, error) {
-				return struct{}{}, conn.RemoveWatch(ctx, full, w.key.mode == WatchPersistentRecursive)
-			})
-			if errors.Is(err, zkerr.NoWatcher) { // the connection it was set on ended
-				err = nil
-			}
+			err = w.c.removeWatch(ctx, w.path, w.key.mode)
 		})
 	})
+	return err
+}
+
+// unwatchAbandoned takes off a watch whose addWatch went out and whose
+// caller stopped waiting (ctx ended): the server may hold it, and no hold
+// counts it. It runs under the watch's hold, whatever ctx says, for at most
+// abandonLimit; a watch it fails to take off goes with the connection.
+func (c *Client) unwatchAbandoned(ctx context.Context, path string, mode AddWatchMode) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abandonLimit)
+	defer cancel()
+	if err := c.removeWatch(ctx, path, mode); err != nil {
+		c.log.Debug("taking off a persistent watch whose AddWatch was abandoned failed; it goes with the connection", "path", path, "err", err)
+	}
+}
+
+// abandonLimit bounds unwatchAbandoned.
+const abandonLimit = 5 * time.Second
+
+// removeWatch sends removeWatches for path's persistent watch of mode; a
+// connection that holds none (the one it was set on ended) is no error.
+func (c *Client) removeWatch(ctx context.Context, path string, mode AddWatchMode) error {
+	_, err := singleRequest(ctx, c, "removeWatches", path, func(ctx context.Context, conn conn, full string) (struct{}, error) {
+		return struct{}{}, conn.RemoveWatch(ctx, full, mode == WatchPersistentRecursive)
+	})
+	if errors.Is(err, zkerr.NoWatcher) {
+		return nil
+	}
 	return err
 }
 

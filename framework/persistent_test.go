@@ -11,6 +11,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // events collects what a watch listener hears.
@@ -467,4 +468,40 @@ func TestRemoveKeepsAOneShotWatchOnItsPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAddWatchAbandonedAfterItWentOut: an AddWatch whose context ends
+// after its request reached the server (its reply held back) returns the
+// context's error, and the client takes the watch off, which no hold
+// counts: the server holds no watch afterwards, and a change tells the
+// listeners nothing.
+func TestAddWatchAbandonedAfterItWentOut(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
+	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	got := listen(t, c, "/")
+	ctx, cancel := context.WithCancel(ctxT(t))
+	held := proxy.HoldReply(zkharness.OpAddWatch)
+	go func() {
+		<-held.Arrived() // the server holds the watch
+		cancel()
+	}()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.AddWatch(ctx, "/p", framework.WatchPersistentRecursive)
+		errc <- err
+	}()
+	<-ctx.Done()
+	held.Deliver()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("AddWatch: %v, want context.Canceled", err)
+	}
+	if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/"); len(held) != 0 {
+		t.Fatalf("the server holds watches on %v", held)
+	}
+	if _, err := w.Create(ctxT(t), "/p", nil); err != nil {
+		t.Fatal(err)
+	}
+	got.none(ctxT(t), t, c)
 }

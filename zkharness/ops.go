@@ -5,7 +5,8 @@ import "github.com/gocurator/curator/internal/zkwire"
 // Request opcodes, as ZooKeeper numbers them, for the faults and counts
 // that pick requests by kind (Proxy.DropAfter, Proxy.HoldReply,
 // WriteFault.FailNext, Counter.RequestsOf). go-zookeeper's Create sends
-// OpCreate, Children OpGetChildren2, and Multi OpMulti.
+// OpCreate, Children OpGetChildren2, and Multi OpMulti; the framework's
+// AddWatch sends OpAddWatch, and PersistentWatch.Remove OpRemoveWatches.
 const (
 	OpCreate          = zkwire.OpCreate
 	OpDelete          = zkwire.OpDelete
@@ -19,4 +20,6 @@ const (
 	OpCreate2         = zkwire.OpCreate2
 	OpCreateContainer = zkwire.OpCreateContainer
 	OpCreateTTL       = zkwire.OpCreateTTL
+	OpRemoveWatches   = zkwire.OpRemoveWatches
+	OpAddWatch        = zkwire.OpAddWatch
 )
