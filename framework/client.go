@@ -133,6 +133,7 @@ func (c *Client) Start(ctx context.Context) error {
 		OnSession:      c.sm.onEvent,
 		OnWatch:        func(ev zkconn.Event) { c.watches.deliver(c.cfg.namespace, ev) },
 		OnRequest:      onRequest,
+		OnLateWatch:    c.resetAfterOneShot,
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidArg, err)

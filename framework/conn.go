@@ -24,7 +24,7 @@ type conn interface {
 	Multi(ctx context.Context, r zkconn.MultiRequest, sent func()) ([]zkconn.OpResult, error)
 	AddAuth(ctx context.Context, scheme string, auth []byte) error
 	AddWatch(ctx context.Context, path string, recursive bool) error
-	RemoveWatch(ctx context.Context, path string, recursive bool) error
+	RemoveWatch(ctx context.Context, path string, recursive, keep bool) error
 
 	SessionID() int64
 	Server() string

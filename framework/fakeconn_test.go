@@ -313,7 +313,7 @@ func (f *fakeConn) AddWatch(ctx context.Context, path string, recursive bool) er
 	return zkerr.Unimplemented
 }
 
-func (f *fakeConn) RemoveWatch(ctx context.Context, path string, recursive bool) error {
+func (f *fakeConn) RemoveWatch(ctx context.Context, path string, recursive, keep bool) error {
 	return zkerr.Unimplemented
 }
 

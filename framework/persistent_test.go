@@ -505,3 +505,186 @@ func TestAddWatchAbandonedAfterItWentOut(t *testing.T) {
 	}
 	got.none(ctxT(t), t, c)
 }
+
+// TestBothModesOnOnePath: a recursive and a non-recursive persistent watch
+// on one path, on one client, set in either order: while both are held the
+// recursive one tells all it tells alone (a server before 3.9 keeps one
+// mode per path, and the client sets the recursive one last); removing
+// either leaves the other whole; removing both leaves no watch, among the
+// data watches or the children watches (a delete below tells nothing).
+func TestBothModesOnOnePath(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		first, second framework.AddWatchMode
+		removeFirst   framework.AddWatchMode
+	}{
+		{"recursive first, removed first", framework.WatchPersistentRecursive, framework.WatchPersistent, framework.WatchPersistentRecursive},
+		{"recursive first, removed last", framework.WatchPersistentRecursive, framework.WatchPersistent, framework.WatchPersistent},
+		{"recursive last, removed first", framework.WatchPersistent, framework.WatchPersistentRecursive, framework.WatchPersistentRecursive},
+		{"recursive last, removed last", framework.WatchPersistent, framework.WatchPersistentRecursive, framework.WatchPersistent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := recipestest.Namespace(t)
+			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			ctx := ctxT(t)
+			for _, p := range []string{"/p", "/p/x", "/p/x/gone"} {
+				if _, err := w.Create(ctx, p, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := listen(t, c, "/")
+			held := map[framework.AddWatchMode]*framework.PersistentWatch{}
+			for _, m := range []framework.AddWatchMode{tc.first, tc.second} {
+				pw, err := c.AddWatch(ctx, "/p", m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				held[m] = pw
+			}
+			step := 0
+			// deepAndSet creates a node two levels down and sets /p; the
+			// recursive watch tells both, the other the set.
+			deepAndSet := func(recursive, plain bool) {
+				t.Helper()
+				step++
+				deep := fmt.Sprintf("/p/x/%d", step)
+				if _, err := w.Create(ctx, deep, nil); err != nil {
+					t.Fatal(err)
+				}
+				if recursive {
+					got.expect(ctx, t, ev(framework.EventNodeCreated, deep))
+				}
+				if _, err := w.Set(ctx, "/p", []byte{byte(step)}, -1); err != nil {
+					t.Fatal(err)
+				}
+				if recursive || plain {
+					got.expect(ctx, t, ev(framework.EventNodeDataChanged, "/p"))
+				}
+				got.none(ctx, t, c)
+			}
+			deepAndSet(true, true)
+			if err := held[tc.removeFirst].Remove(ctx); err != nil {
+				t.Fatal(err)
+			}
+			recursiveLeft := tc.removeFirst != framework.WatchPersistentRecursive
+			deepAndSet(recursiveLeft, !recursiveLeft)
+			if !recursiveLeft { // the non-recursive watch tells of children changes again
+				if _, err := w.Create(ctx, "/p/child", nil); err != nil {
+					t.Fatal(err)
+				}
+				got.expect(ctx, t, ev(framework.EventNodeChildrenChanged, "/p"))
+				got.none(ctx, t, c)
+			}
+			for m, pw := range held {
+				if m != tc.removeFirst {
+					if err := pw.Remove(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			deepAndSet(false, false)
+			if err := w.Delete(ctx, "/p/x/gone"); err != nil {
+				t.Fatal(err)
+			}
+			got.none(ctx, t, c)
+			if held := recipestest.WatchedPaths(t, server.Addr(), "/"+ns+"/"); len(held) != 0 {
+				t.Fatalf("the server still holds watches on %v", held)
+			}
+		})
+	}
+}
+
+// TestChildrenWatchBesideARecursiveWatch: a one-shot children watch on a
+// path held by a recursive persistent watch fires at the next children
+// change, though the recursive watch was set again meanwhile (as after a
+// reconnect), which on a server before 3.9 would make it one that never
+// tells of children changes; and a recursive watch set where a children
+// watch waits leaves it to fire too.
+func TestChildrenWatchBesideARecursiveWatch(t *testing.T) {
+	for _, childrenFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("children watch first %v", childrenFirst), func(t *testing.T) {
+			ns := recipestest.Namespace(t)
+			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+			ctx := ctxT(t)
+			if _, err := w.Create(ctx, "/p", nil); err != nil {
+				t.Fatal(err)
+			}
+			var cw framework.Watch
+			childrenW := func() {
+				var err error
+				if _, _, cw, err = c.ChildrenW(ctx, "/p"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if childrenFirst {
+				childrenW()
+			}
+			pw, err := c.AddWatch(ctx, "/p", framework.WatchPersistentRecursive)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !childrenFirst {
+				childrenW()
+				if err := pw.Set(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := w.Create(ctx, "/p/a", nil); err != nil {
+				t.Fatal(err)
+			}
+			ev, err := cw.Wait(ctx)
+			if err != nil {
+				t.Fatalf("the children watch never fired: %v", err)
+			}
+			if ev.Type != framework.EventNodeChildrenChanged || ev.Path != "/p" {
+				t.Fatalf("the children watch saw %+v", ev)
+			}
+			if err := pw.Remove(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestOneShotWatchAbandonedOnAPersistentPath: a watching read on a path
+// held by a persistent watch whose caller left before the reply (held back
+// in the proxy) still replaces the persistent watch on a server before
+// 3.9; once the reply comes, the client sets it again and tells the
+// listeners, and the watch tells what it told before.
+func TestOneShotWatchAbandonedOnAPersistentPath(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
+	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	for _, p := range []string{"/p", "/p/x"} {
+		if _, err := w.Create(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := listen(t, c, "/")
+	if _, err := c.AddWatch(ctx, "/p", framework.WatchPersistentRecursive); err != nil {
+		t.Fatal(err)
+	}
+	held := proxy.HoldReply(zkharness.OpGetData)
+	rctx, cancel := context.WithCancel(ctx)
+	go func() {
+		<-held.Arrived() // the server set the one-shot watch
+		cancel()
+	}()
+	if _, _, _, err := c.GetW(rctx, "/p"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("GetW: %v, want context.Canceled", err)
+	}
+	held.Deliver()
+	got.expect(ctx, t, ev(framework.EventWatchReset, "/p"))
+	for i := range 2 {
+		deep := fmt.Sprintf("/p/x/%d", i)
+		if _, err := w.Create(ctx, deep, nil); err != nil {
+			t.Fatal(err)
+		}
+		got.expect(ctx, t, ev(framework.EventNodeCreated, deep))
+	}
+	got.none(ctx, t, c)
+}

@@ -64,7 +64,7 @@ func (c *Client) exists(ctx context.Context, path string, watch zkconn.WatchMode
 		return node{ok: ok, stat: statOf(stat), watch: w}, err
 	})
 	if err == nil && watch != zkconn.NoWatch {
-		c.resetAfterOneShot(ctx, path, false)
+		c.oneShotSet(path, false)
 	}
 	return n, err
 }
@@ -99,7 +99,7 @@ func (c *Client) get(ctx context.Context, path string, watch zkconn.WatchMode) (
 		return node{data: data, stat: statOf(stat), watch: w}, err
 	})
 	if err == nil && watch != zkconn.NoWatch {
-		c.resetAfterOneShot(ctx, path, false)
+		c.oneShotSet(path, false)
 	}
 	return n, err
 }
@@ -131,7 +131,7 @@ func (c *Client) children(ctx context.Context, path string, watch zkconn.WatchMo
 		return node{children: children, stat: statOf(stat), watch: w}, err
 	})
 	if err == nil && watch != zkconn.NoWatch {
-		c.resetAfterOneShot(ctx, path, true)
+		c.oneShotSet(path, true)
 	}
 	return n, err
 }

@@ -111,9 +111,11 @@ const (
 	// set on that path through the same client replaces the persistent one
 	// there. The client then sets the persistent watch again at once and
 	// tells the watch listeners (AddWatchListener) that cover the path:
-	// read afresh what the persistent watch covers. It is the client's, not
-	// ZooKeeper's, and comes from the goroutine of the read that set the
-	// one-shot watch.
+	// read afresh what the persistent watch covers. If the client could not
+	// set it again, WatchEvent.Err says why: set it again (Set) before
+	// reading. It is the client's, not ZooKeeper's, and comes from the
+	// goroutine of the read that set the one-shot watch (or, for a read
+	// whose caller left before its reply, the read's own).
 	EventWatchReset EventType = -3
 )
 

@@ -56,16 +56,28 @@ func (f *watchFeed) add(s *watchSub) (remove func()) {
 // deliver passes a notification to every function registered for its
 // path. It runs on go-zookeeper's receive goroutine.
 func (f *watchFeed) deliver(ns namespace, ev zkconn.Event) {
-	p := f.subs.Load()
-	if p == nil || len(*p) == 0 {
+	f.each(ev.Path, func() WatchEvent { return watchEventOf(ns, ev) })
+}
+
+// deliverEvent passes the client's own event we, for the server path full,
+// to every function registered for it.
+func (f *watchFeed) deliverEvent(full string, we WatchEvent) {
+	f.each(full, func() WatchEvent { return we })
+}
+
+// each calls every function registered for the server path p with the
+// event made once, by make, if any is.
+func (f *watchFeed) each(p string, build func() WatchEvent) {
+	subs := f.subs.Load()
+	if subs == nil || len(*subs) == 0 {
 		return
 	}
 	var we WatchEvent
 	built := false
-	for _, s := range *p {
-		if s.covers(ev.Path) {
+	for _, s := range *subs {
+		if s.covers(p) {
 			if !built {
-				we, built = watchEventOf(ns, ev), true
+				we, built = build(), true
 			}
 			s.fn(we)
 		}
@@ -90,7 +102,9 @@ func (f *watchFeed) deliver(ns namespace, ev zkconn.Event) {
 // client closes, one per watched path and kind of watch whose read was
 // answered, from go-zookeeper's connection goroutine; and EventWatchReset
 // when a persistent watch on path or below it was set again, from the
-// goroutine of the watching read that replaced it.
+// goroutine of the watching read that replaced it, which may run at the
+// same time as the others: fn must be safe to call from two goroutines at
+// once.
 func (c *Client) AddWatchListener(path string, fn func(WatchEvent)) (remove func(), err error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%w: nil watch listener", ErrInvalidArg)

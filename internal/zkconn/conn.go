@@ -40,6 +40,12 @@ type Config struct {
 	// OnRequest, if set, is told every request once answered (or failed), on
 	// the goroutine that made it: it must not block.
 	OnRequest func(RequestInfo)
+	// OnLateWatch, if set, is told of a watching read (Exists, Get,
+	// Children with a watch) whose caller left before its reply and which
+	// then succeeded, so set its watch: the server path, and whether the
+	// watch is a children watch. It runs on the read's own goroutine, which
+	// Close waits for.
+	OnLateWatch func(path string, children bool)
 }
 
 // Conn is one ZooKeeper client: its session, the connection it is on now,

@@ -24,6 +24,17 @@ func ownCode(frame []byte) error {
 	return nil
 }
 
+// A server before 3.9 keeps one watch per path and connection among its
+// data watches and one among its children watches, and addWatch, of either
+// mode, sets both to its mode. A one-shot watch set on the same path
+// (exists and getData among the data watches, getChildren among the
+// children watches) shares that entry: set later, it turns the entry into
+// a one-shot watch (the framework then sets the persistent watch again);
+// set earlier, it is turned into the persistent watch, which still fires
+// for it, except that a recursive watch never tells of children changes.
+// So AddWatch and RemoveWatch take care not to silence a one-shot watch
+// that may wait on the path.
+
 // AddWatch sets a persistent watch on path, recursive (on every node under
 // it too) or not, on the connection in use (see the file's comment: it
 // lasts as long as that connection). Its notifications reach
@@ -31,29 +42,43 @@ func ownCode(frame []byte) error {
 // fails with zkerr.ConnectionLoss when there is no connection with a
 // session, and with zkerr.Unimplemented (or the connection's end) on a
 // server before 3.6.
+//
+// A recursive watch set where go-zookeeper may hold a one-shot children
+// watch on path is followed by a watching getChildren, which gives the
+// children watches' entry back to a one-shot watch on a server before 3.9
+// (there the recursive watch needs none of it), so that watch still hears
+// of the next children change; on a later server it sets a one-shot
+// children watch beside the persistent one, which fires once.
 func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) error {
 	mode := zkwire.AddWatchPersistent
 	if recursive {
 		mode = zkwire.AddWatchPersistentRecursive
 	}
-	return c.ownRequest(ctx, request{"addWatch", path, requestFrame + strSize(path) + 4}, func(xid int32) []byte {
+	err := c.ownRequest(ctx, request{"addWatch", path, requestFrame + strSize(path) + 4}, func(xid int32) []byte {
 		return zkwire.AddWatchRequest(xid, path, mode)
 	})
+	if err != nil || !recursive {
+		return err
+	}
+	if _, children := c.watches.oneShotKinds(path); children {
+		return c.childrenWatch(ctx, path)
+	}
+	return nil
 }
 
-// RemoveWatch takes a persistent watch that AddWatch set off path. It
-// fails with zkerr.NoWatcher if the connection holds no such watch.
+// RemoveWatch takes a persistent watch that AddWatch set off path; keep
+// says that the watch of the other mode stays on path. It fails with
+// zkerr.NoWatcher if the connection holds no such watch.
 //
-// A server before 3.9 knows no persistent watch type. It keeps a recursive
-// watch among the data watches, and a watch that is not recursive among
-// both the data and the children watches, one watch per path and
-// connection of each: a one-shot watch set on path too shares the entry.
-// There a kind of watch go-zookeeper holds no one-shot watch of on path is
-// taken off as such; a kind it may hold one of is turned into a one-shot
-// watch instead, by a watching read (exists, getChildren), so that the
-// one-shot watch's caller still hears of the next change. That watch fires
-// once more, and is gone.
-func (c *Conn) RemoveWatch(ctx context.Context, path string, recursive bool) error {
+// A server before 3.9 knows no persistent watch type, and the two modes
+// share its entries (see the file's comment). There a removal with the
+// other mode kept sets that one again. Otherwise, of the two entries, one
+// that go-zookeeper may hold a one-shot watch on path of is turned into a
+// one-shot watch, by a watching read (exists, getChildren), so that its
+// caller still hears of the next change (it fires once more, and is gone);
+// the others are taken off. A watching read made meanwhile waits for the
+// removal.
+func (c *Conn) RemoveWatch(ctx context.Context, path string, recursive, keep bool) error {
 	typ := zkwire.WatcherPersistent
 	if recursive {
 		typ = zkwire.WatcherPersistentRecursive
@@ -62,12 +87,12 @@ func (c *Conn) RemoveWatch(ctx context.Context, path string, recursive bool) err
 	if !errors.Is(err, zkerr.MarshallingError) { // what a server before 3.9 answers to a type it does not know
 		return err
 	}
-	data, children := c.watches.holding(path)
-	children = children && !recursive
-	switch {
-	case !data && recursive:
-		return c.removeWatches(ctx, path, zkwire.WatcherData)
-	case !data && !children:
+	if keep {
+		return c.AddWatch(ctx, path, !recursive)
+	}
+	data, children := c.watches.beginRemoval(path)
+	defer c.watches.endRemoval()
+	if !data && !children {
 		return c.removeWatches(ctx, path, zkwire.WatcherAny)
 	}
 	var errs []error
@@ -76,34 +101,26 @@ func (c *Conn) RemoveWatch(ctx context.Context, path string, recursive bool) err
 	} else {
 		errs = append(errs, c.removeWatches(ctx, path, zkwire.WatcherData))
 	}
-	switch {
-	case recursive:
-	case !children:
+	if children {
+		errs = append(errs, c.childrenWatch(ctx, path))
+	} else {
 		errs = append(errs, c.removeWatches(ctx, path, zkwire.WatcherChildren))
-	default:
-		err := c.watchingRead(ctx, zkwire.OpGetChildren, path)
-		if errors.Is(err, zkerr.NoNode) { // no node: no one-shot children watch waits there
-			err = c.removeWatches(ctx, path, zkwire.WatcherChildren)
-		}
-		errs = append(errs, err)
 	}
 	return firstError(errs)
 }
 
-// firstError is the first error in errs that is not zkerr.NoWatcher (a
-// kind already off), or else the first error.
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, zkerr.NoWatcher) {
-			return err
+// childrenWatch turns the children watches' entry on path into a one-shot
+// watch, by a watching getChildren; a missing node, on which no one-shot
+// children watch can wait, has the entry taken off instead.
+func (c *Conn) childrenWatch(ctx context.Context, path string) error {
+	err := c.watchingRead(ctx, zkwire.OpGetChildren, path)
+	if errors.Is(err, zkerr.NoNode) {
+		err = c.removeWatches(ctx, path, zkwire.WatcherChildren)
+		if errors.Is(err, zkerr.NoWatcher) {
+			err = nil
 		}
 	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 // removeWatches sends removeWatches for the watch of typ on path.
@@ -160,4 +177,20 @@ func (c *Conn) ownRequest(ctx context.Context, r request, build func(xid int32) 
 	}
 	_, err := f()
 	return err
+}
+
+// firstError is the first error in errs that is not zkerr.NoWatcher (a
+// kind already off), or else the first error.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, zkerr.NoWatcher) {
+			return err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

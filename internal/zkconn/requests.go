@@ -95,7 +95,7 @@ func (c *Conn) Exists(ctx context.Context, path string, watch WatchMode) (bool, 
 			})
 		}
 		return existsReply(ok, err), c.errOf(err)
-	}, nil)
+	}, c.lateWatch(path, watch, false))
 	switch {
 	case err != nil:
 		return false, nil, nil, err // w may still be written by an abandoned call
@@ -127,7 +127,7 @@ func (c *Conn) Get(ctx context.Context, path string, watch WatchMode) ([]byte, *
 		}
 		err = c.errOf(err)
 		return replySize(bufSize(data)+statSize, err), err
-	}, nil)
+	}, c.lateWatch(path, watch, false))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -157,7 +157,7 @@ func (c *Conn) Children(ctx context.Context, path string, watch WatchMode) ([]st
 		}
 		err = c.errOf(err)
 		return replySize(listSize(children)+statSize, err), err
-	}, nil)
+	}, c.lateWatch(path, watch, true))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -316,4 +316,18 @@ func existsReply(ok bool, err error) int {
 		return replyFrame
 	}
 	return replyFrame + statSize
+}
+
+// lateWatch returns the late function (see call) of a watching read on
+// path, which tells Config.OnLateWatch of a watch set after its caller
+// left; nil for a read without a watch.
+func (c *Conn) lateWatch(path string, watch WatchMode, children bool) func(error) {
+	if watch == NoWatch || c.cfg.OnLateWatch == nil {
+		return nil
+	}
+	return func(err error) {
+		if err == nil {
+			c.cfg.OnLateWatch(path, children)
+		}
+	}
 }

@@ -88,10 +88,13 @@ type watchTable struct {
 
 	reading atomic.Int64 // watching reads under way: go-zookeeper may hold their watch before they return
 
+	removals atomic.Int32 // persistent watch removals under way (beginRemoval)
+
 	mu       sync.Mutex
 	paths    map[string][]*Watch
 	set      int                  // watches in watchSet
 	listened map[string]watchBits // the kinds of Listened watches go-zookeeper holds, by path
+	removed  chan struct{}        // closed when the removals under way have ended; nil: none is
 }
 
 // watchBits is a set of watch kinds, a bit for each.
@@ -110,6 +113,7 @@ func (k watchKind) bit() watchBits { return 1 << k }
 func (t *watchTable) watching(path string, mode WatchMode, read func() (<-chan zk.Event, watchKind, error)) (*Watch, error) {
 	t.reading.Add(1)
 	defer t.reading.Add(-1)
+	t.awaitRemovals()
 	if mode == Listened {
 		zch, kind, err := read()
 		if err == nil {
@@ -298,15 +302,34 @@ func (t *watchTable) remove(w *Watch) {
 	}
 }
 
-// holding reports which kinds of one-shot watch go-zookeeper may hold on
-// path: a data or exists watch (data), a children watch (children). A
+// beginRemoval begins a removal of a persistent watch on path that must
+// not take off a one-shot watch with it (RemoveWatch), and reports which
+// kinds of one-shot watch go-zookeeper may hold on path, as oneShotKinds.
+// A watching read that begins from here on waits for endRemoval before it
+// is sent, so it cannot reach the server before the removal and be taken
+// off by it.
+func (t *watchTable) beginRemoval(path string) (data, children bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.removals.Add(1) == 1 {
+		t.removed = make(chan struct{})
+	}
+	return t.oneShotKindsLocked(path) // after the count above: see awaitRemovals
+}
+
+// oneShotKinds reports which kinds of one-shot watch go-zookeeper may hold
+// on path: a data or exists watch (data), a children watch (children). A
 // watching read under way, on any path, counts as both.
-func (t *watchTable) holding(path string) (data, children bool) {
+func (t *watchTable) oneShotKinds(path string) (data, children bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.oneShotKindsLocked(path)
+}
+
+func (t *watchTable) oneShotKindsLocked(path string) (data, children bool) {
 	if t.reading.Load() > 0 {
 		return true, true
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	bits := t.listened[path]
 	for _, w := range t.paths[path] {
 		if w.state == watchPending {
@@ -315,6 +338,33 @@ func (t *watchTable) holding(path string) (data, children bool) {
 		bits |= w.kind.bit()
 	}
 	return bits&(kindData.bit()|kindExist.bit()) != 0, bits&kindChild.bit() != 0
+}
+
+// endRemoval ends a removal that beginRemoval began, and lets the watching
+// reads that wait for it go.
+func (t *watchTable) endRemoval() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.removals.Add(-1) == 0 {
+		close(t.removed)
+		t.removed = nil
+	}
+}
+
+// awaitRemovals waits, for a watching read already counted in reading,
+// until no removal is under way. The read counts itself before it looks,
+// and a removal counts itself before it looks at the reads, so either the
+// read waits or the removal sees it.
+func (t *watchTable) awaitRemovals() {
+	for t.removals.Load() > 0 {
+		t.mu.Lock()
+		ch := t.removed
+		t.mu.Unlock()
+		if ch == nil {
+			return
+		}
+		<-ch
+	}
 }
 
 // any reports whether go-zookeeper may hold a watch, and so set watches

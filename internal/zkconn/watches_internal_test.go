@@ -2,6 +2,7 @@ package zkconn
 
 import (
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -99,4 +100,49 @@ func TestWatchingReadsCountWhileUnderWay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRemovalHoldsBackWatchingReads: a watching read under way makes a
+// removal take every kind of one-shot watch as possibly held; one that
+// begins during a removal waits for its end before it is sent; and the
+// table's watches on a path are the kinds reported.
+func TestRemovalHoldsBackWatchingReads(t *testing.T) {
+	tab := &watchTable{clock: new(readClock), closing: make(chan struct{})}
+	sent := make(chan struct{})
+	release := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tab.watching("/p", Listened, func() (<-chan zk.Event, watchKind, error) {
+			close(sent)
+			<-release
+			return nil, kindChild, nil
+		})
+	}()
+	<-sent
+	if data, children := tab.beginRemoval("/q"); !data || !children {
+		t.Fatalf("with a read under way: %v %v, want both", data, children)
+	}
+	tab.endRemoval()
+	close(release)
+	<-done
+	if data, children := tab.oneShotKinds("/p"); data || !children {
+		t.Fatalf("a children watch on /p: %v %v", data, children)
+	}
+
+	tab.beginRemoval("/p")
+	read := make(chan struct{})
+	go func() {
+		tab.watching("/r", Listened, func() (<-chan zk.Event, watchKind, error) {
+			close(read)
+			return nil, kindData, nil
+		})
+	}()
+	select {
+	case <-read:
+		t.Fatal("a watching read was sent during a removal")
+	case <-time.After(50 * time.Millisecond): // a bound on a wait that must not end, not a synchronisation
+	}
+	tab.endRemoval()
+	<-read
 }

@@ -160,7 +160,9 @@ func applyOptions(opts []Option) (options, error) {
 // watch set on the cache's own path through the same client (a WatchData
 // on it, say) replaces the persistent one there. The client then sets the
 // persistent watch again at once and the cache reads everything again
-// (framework.EventWatchReset), so set no such watch often.
+// (framework.EventWatchReset), so set no such watch often. A cache of the
+// whole tree and a cache of the node alone on one path share the data
+// watch there: the recursive one stands for both.
 func WithPersistentWatch() Option {
 	return func(o *options) error { return o.setWatches(watchesPersistent) }
 }
@@ -169,8 +171,8 @@ func WithPersistentWatch() Option {
 // cached node, set by its reads and set again after each fires, as
 // Curator's TreeCache, NodeCache and PathChildrenCache do: the way of a
 // server before 3.6, and the default for a cache of a few levels (see
-// WithPersistentWatch). The client then holds about 650 bytes more per
-// cached node.
+// WithPersistentWatch). The client then holds about 650
+// bytes more per cached node.
 func WithOneShotWatches() Option {
 	return func(o *options) error { return o.setWatches(watchesOneShot) }
 }

@@ -38,7 +38,7 @@ func (c *Cache) armLocked(then func()) {
 			case retryable(err):
 				c.client.Logger().Debug("cache: setting the persistent watch failed on the connection; it is set again once connected", "path", c.root, "err", err)
 			case !retryable(err) && !errors.Is(err, framework.ErrOperationTimeout):
-				c.client.Logger().Error("cache: the server refused the persistent watch; the cache keeps in sync with a watch per node", "path", c.root, "err", err)
+				c.client.Logger().Warn("cache: the server refused the persistent watch; the cache keeps in sync with a watch per node", "path", c.root, "err", err)
 				c.persistent.Store(false)
 				then()
 				return
@@ -109,9 +109,11 @@ func (c *Cache) notifiedPersistent(ev framework.WatchEvent) {
 // watchReset reads everything again after the client set the persistent
 // watch again (framework.EventWatchReset): a one-shot watch set on the
 // cache's path through the same client had replaced it, and changes in
-// between went untold. The cache is Stale until that read is done. It runs
-// on the goroutine of the read that set that watch, never on the
-// connection's.
+// between went untold. The cache is Stale until that read is done. The
+// cache sets the watch again itself first, on a goroutine of its own, as
+// after a reconnect, so a watch the client failed to set again is set
+// before the read. It runs on the goroutine of the read that set the
+// one-shot watch, never on the connection's.
 func (c *Cache) watchReset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -122,5 +124,11 @@ func (c *Cache) watchReset() {
 	if c.resyncStart.IsZero() {
 		c.resyncStart = time.Now()
 	}
-	c.resyncLocked(c.q.add)
+	c.armLocked(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.state == started {
+			c.resyncLocked(c.q.add)
+		}
+	})
 }

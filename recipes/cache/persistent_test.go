@@ -178,3 +178,45 @@ func TestPersistentWatchAfterAOneShotWatchOnItsPath(t *testing.T) {
 		t.Fatalf("the cache differs from the server: %s", d)
 	}
 }
+
+// TestTreeAndNodeCachesOnOnePath: a cache of the whole tree and a cache of
+// the node alone, both on their default persistent watch, on one path
+// through one client (a recursive and a non-recursive watch, which a
+// server before 3.9 cannot hold apart) each follow what they cache, and
+// after the tree's Close the node's still follows its node.
+func TestTreeAndNodeCachesOnOnePath(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	cs := clients(t, 2, framework.WithNamespace(ns))
+	c, w := cs[0], cs[1]
+	ctx := ctxT(t)
+	mustCreate(t, w, "/cfg/a", "1")
+	tree, tr := startCache(t, c, "/cfg")
+	tr.until(t, cache.Initialized)
+	node, nr := startCache(t, c, "/cfg", cache.WithMaxDepth(0))
+	nr.until(t, cache.Initialized)
+	mustCreate(t, w, "/cfg/a/b", "2")
+	if got := describe(tr.next(t)); got != "Created /cfg/a/b=2" {
+		t.Fatalf("the tree cache, after a create two levels down: %s", got)
+	}
+	for i, want := range []string{"Changed /cfg=->x", "Changed /cfg=x->y"} {
+		if _, err := w.Set(ctx, "/cfg", []byte(want[len(want)-1:]), -1); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if got := describe(tr.next(t)); got != want {
+				t.Fatalf("the tree cache, after set %d: %s", i, got)
+			}
+		}
+		if got := describe(nr.next(t)); got != want {
+			t.Fatalf("the node cache, after set %d: %s", i, got)
+		}
+		if i == 0 {
+			if err := tree.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if node.Len() != 1 {
+		t.Fatal(node.Snapshot())
+	}
+}
