@@ -60,6 +60,16 @@ func (e *events) none(ctx context.Context, t *testing.T, c *framework.Client) {
 	}
 }
 
+// mustCreate creates each of paths, in order, through w.
+func mustCreate(ctx context.Context, t *testing.T, w *framework.Client, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := w.Create(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func ev(typ framework.EventType, path string) framework.WatchEvent {
 	return framework.WatchEvent{Type: typ, Path: path}
 }
@@ -349,11 +359,7 @@ func TestOneShotWatchOnAPersistentPath(t *testing.T) {
 			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			ctx := ctxT(t)
-			for _, p := range []string{"/p", "/p/x"} {
-				if _, err := w.Create(ctx, p, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
+			mustCreate(ctx, t, w, "/p", "/p/x")
 			got := listen(t, c, "/")
 			pw, err := c.AddWatch(ctx, "/p", tc.mode)
 			if err != nil {
@@ -427,9 +433,7 @@ func TestRemoveKeepsAOneShotWatchOnItsPath(t *testing.T) {
 			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			ctx := ctxT(t)
-			if _, err := w.Create(ctx, "/p", nil); err != nil {
-				t.Fatal(err)
-			}
+			mustCreate(ctx, t, w, "/p")
 			var oneShot framework.Watch
 			var err error
 			if tc.readFirst {
@@ -528,11 +532,7 @@ func TestBothModesOnOnePath(t *testing.T) {
 			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			ctx := ctxT(t)
-			for _, p := range []string{"/p", "/p/x", "/p/x/gone"} {
-				if _, err := w.Create(ctx, p, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
+			mustCreate(ctx, t, w, "/p", "/p/x", "/p/x/gone")
 			got := listen(t, c, "/")
 			held := map[framework.AddWatchMode]*framework.PersistentWatch{}
 			for _, m := range []framework.AddWatchMode{tc.first, tc.second} {
@@ -608,9 +608,7 @@ func TestChildrenWatchBesideARecursiveWatch(t *testing.T) {
 			c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 			ctx := ctxT(t)
-			if _, err := w.Create(ctx, "/p", nil); err != nil {
-				t.Fatal(err)
-			}
+			mustCreate(ctx, t, w, "/p")
 			var cw framework.Watch
 			childrenW := func() {
 				var err error
@@ -659,11 +657,7 @@ func TestOneShotWatchAbandonedOnAPersistentPath(t *testing.T) {
 	c := newClientAt(t, proxy.Addr(), framework.WithNamespace(ns))
 	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
 	ctx := ctxT(t)
-	for _, p := range []string{"/p", "/p/x"} {
-		if _, err := w.Create(ctx, p, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mustCreate(ctx, t, w, "/p", "/p/x")
 	got := listen(t, c, "/")
 	if _, err := c.AddWatch(ctx, "/p", framework.WatchPersistentRecursive); err != nil {
 		t.Fatal(err)

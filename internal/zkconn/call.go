@@ -18,7 +18,7 @@ import (
 // the call gives an error that wraps it, f unrun. Close waits for f and
 // late. A call made once Close has begun fails with zkerr.ErrClosed, f
 // unrun.
-func (c *Conn) call(ctx context.Context, r request, f func() (int, error), late func(error)) error {
+func (c *Conn) call(ctx context.Context, r request, f func() (int, error), late func(request, error)) error {
 	if c.cfg.OnRequest != nil {
 		f = c.reported(r, f)
 	}
@@ -32,7 +32,7 @@ func (c *Conn) call(ctx context.Context, r request, f func() (int, error), late 
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: request not sent", err)
 	}
-	p := &pendingCall{f: f, late: late, done: make(chan error, 1)}
+	p := &pendingCall{r: r, f: f, late: late, done: make(chan error, 1)}
 	// Counted under the lock Close sets closed with, before it waits: a
 	// call either is counted before Close waits, or sees closed.
 	c.mu.Lock()
@@ -62,8 +62,9 @@ func (c *Conn) call(ctx context.Context, r request, f func() (int, error), late 
 // pendingCall is a call running on its own goroutine: one allocation for
 // all the state the caller and the goroutine share.
 type pendingCall struct {
+	r    request // what late is told of
 	f    func() (int, error)
-	late func(error)
+	late func(request, error)
 	done chan error // buffered: the answer, unless abandoned
 
 	mu        sync.Mutex
@@ -82,7 +83,7 @@ func (c *Conn) runPending(p *pendingCall) {
 	}
 	p.mu.Unlock()
 	if abandoned && p.late != nil {
-		p.late(err)
+		p.late(p.r, err)
 	}
 }
 

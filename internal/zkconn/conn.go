@@ -59,7 +59,10 @@ type Conn struct {
 	writes  writeWatch
 	reads   readClock
 	watches watchTable
-	replies replyGuard
+	// lateWatched is the late function of every watching read: it tells
+	// Config.OnLateWatch; nil without one.
+	lateWatched func(request, error)
+	replies     replyGuard
 
 	hsMu sync.Mutex
 	hs   zkwire.ConnectResponse // the latest session handshake's answer
@@ -82,6 +85,13 @@ func Connect(cfg Config) (*Conn, error) {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	c.watches.clock, c.watches.closing = &c.reads, c.closing
+	if on := cfg.OnLateWatch; on != nil {
+		c.lateWatched = func(r request, err error) {
+			if err == nil {
+				on(r.path, r.op == "getChildren")
+			}
+		}
+	}
 	tcfg := transportConfig{
 		Dialer:      cfg.Dialer,
 		TLS:         cfg.TLS,

@@ -26,9 +26,9 @@ func (c *Conn) Create(ctx context.Context, r CreateRequest) (string, error) {
 	}
 	acl := zkACLs(r.ACL)
 	var p string
-	var late func(error)
+	var late func(request, error)
 	if r.Late != nil {
-		late = func(err error) { r.Late(p, err) }
+		late = func(_ request, err error) { r.Late(p, err) }
 	}
 	out := requestFrame + strSize(r.Path) + bufSize(r.Data) + aclSize(r.ACL) + 4
 	if r.Mode == modePersistentTTL || r.Mode == modePersistentSeqTTL {
@@ -95,7 +95,7 @@ func (c *Conn) Exists(ctx context.Context, path string, watch WatchMode) (bool, 
 			})
 		}
 		return existsReply(ok, err), c.errOf(err)
-	}, c.lateWatch(path, watch, false))
+	}, c.lateWatch(watch))
 	switch {
 	case err != nil:
 		return false, nil, nil, err // w may still be written by an abandoned call
@@ -127,7 +127,7 @@ func (c *Conn) Get(ctx context.Context, path string, watch WatchMode) ([]byte, *
 		}
 		err = c.errOf(err)
 		return replySize(bufSize(data)+statSize, err), err
-	}, c.lateWatch(path, watch, false))
+	}, c.lateWatch(watch))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -157,7 +157,7 @@ func (c *Conn) Children(ctx context.Context, path string, watch WatchMode) ([]st
 		}
 		err = c.errOf(err)
 		return replySize(listSize(children)+statSize, err), err
-	}, c.lateWatch(path, watch, true))
+	}, c.lateWatch(watch))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -257,9 +257,9 @@ func (c *Conn) Multi(ctx context.Context, r MultiRequest, sent func()) ([]OpResu
 		written = c.writes.add(r.Ops[0].Path, r.Written)
 	}
 	var res []OpResult
-	var late func(error)
+	var late func(request, error)
 	if r.Late != nil {
-		late = func(err error) { r.Late(res, err) }
+		late = func(_ request, err error) { r.Late(res, err) }
 	}
 	out := requestFrame + multiHeader
 	for _, op := range r.Ops {
@@ -318,16 +318,12 @@ func existsReply(ok bool, err error) int {
 	return replyFrame + statSize
 }
 
-// lateWatch returns the late function (see call) of a watching read on
-// path, which tells Config.OnLateWatch of a watch set after its caller
-// left; nil for a read without a watch.
-func (c *Conn) lateWatch(path string, watch WatchMode, children bool) func(error) {
-	if watch == NoWatch || c.cfg.OnLateWatch == nil {
+// lateWatch returns the late function (see call) of a read with watch:
+// for a watching read, the one that tells Config.OnLateWatch of a watch set
+// after its caller left (made once, in Connect); nil otherwise.
+func (c *Conn) lateWatch(watch WatchMode) func(request, error) {
+	if watch == NoWatch {
 		return nil
 	}
-	return func(err error) {
-		if err == nil {
-			c.cfg.OnLateWatch(path, children)
-		}
-	}
+	return c.lateWatched
 }

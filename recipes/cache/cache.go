@@ -323,13 +323,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			c.resyncStart = time.Now()
 		}
 		if c.persistent.Load() {
-			c.armLocked(func() {
-				c.mu.Lock()
-				defer c.mu.Unlock()
-				if c.state == started {
-					c.resyncLocked(c.q.add)
-				}
-			})
+			c.rearmLocked()
 			return
 		}
 		c.resyncLocked(add)

@@ -11,8 +11,8 @@ import (
 // The persistent mode (WithPersistentWatch): one recursive watch on the
 // cache's path tells of every create, data change and delete below it (a
 // cache of the node alone, WithMaxDepth(0), watches it without its
-// subtree), and the reads set no watch. Each notification queues the reads the one-shot
-// mode's watches would have queued: a data change the node's data; a
+// subtree), and the reads set no watch. Each notification queues the
+// reads the one-shot mode's watches would have queued: a data change the node's data; a
 // create or a delete (for which a recursive watch sends no children
 // change) the parent's listing too, which the convergence rules of
 // applyChildren and applyData then settle as before.
@@ -37,7 +37,7 @@ func (c *Cache) armLocked(then func()) {
 				return
 			case retryable(err):
 				c.client.Logger().Debug("cache: setting the persistent watch failed on the connection; it is set again once connected", "path", c.root, "err", err)
-			case !retryable(err) && !errors.Is(err, framework.ErrOperationTimeout):
+			case !errors.Is(err, framework.ErrOperationTimeout):
 				c.client.Logger().Warn("cache: the server refused the persistent watch; the cache keeps in sync with a watch per node", "path", c.root, "err", err)
 				c.persistent.Store(false)
 				then()
@@ -113,7 +113,8 @@ func (c *Cache) notifiedPersistent(ev framework.WatchEvent) {
 // cache sets the watch again itself first, on a goroutine of its own, as
 // after a reconnect, so a watch the client failed to set again is set
 // before the read. It runs on the goroutine of the read that set the
-// one-shot watch, never on the connection's.
+// one-shot watch (the read's own, if its caller left before the reply),
+// never on the connection's receive loop.
 func (c *Cache) watchReset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -124,6 +125,13 @@ func (c *Cache) watchReset() {
 	if c.resyncStart.IsZero() {
 		c.resyncStart = time.Now()
 	}
+	c.rearmLocked()
+}
+
+// rearmLocked sets the persistent watch again, on a goroutine of the
+// cache's, and then reads everything again (the server replays nothing
+// the watch missed); c.mu is held, and the cache is started.
+func (c *Cache) rearmLocked() {
 	c.armLocked(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
