@@ -41,8 +41,9 @@ import (
 //     loads the tree again (proxied-nodes/s), the proxy cuts its
 //     connection, and it reports the resync the same way: from the
 //     reconnect to Resynced, and the requests it sent.
-//   - floor: bare go-zookeeper calls, the same requests (getData and
-//     getChildren, each with a watch, for every node) kept
+//   - floor: bare go-zookeeper calls, the same requests (getData for
+//     every node and getChildren for each with children; with one-shot
+//     watches getChildren for every node, each with a watch) kept
 //     $CACHE_BENCH_FLOOR_INFLIGHT (64 by default) in flight on one
 //     connection, keeping each node's data.
 //   - curator: Curator 5.4's CuratorCache in a Java process
@@ -349,9 +350,11 @@ func resync(b *testing.B, c *framework.Client, cc *cache.Cache, counter *zkharne
 }
 
 // floorLoad reads every node below and at root with bare go-zookeeper
-// calls, getData then getChildren, each with a watch if asked (as the
-// cache's one-shot mode does; its persistent mode reads without), keeping
-// inflight requests in flight on conn; it returns the nodes read.
+// calls, keeping inflight requests in flight on conn, and returns the
+// nodes read. With watches (as the cache's one-shot mode reads) it sends
+// getData then getChildren for every node; without (the persistent mode's
+// reads) it lists only a node whose stat shows children, as the cache
+// then does.
 func floorLoad(conn *zk.Conn, root string, inflight int, watch bool) (int, error) {
 	var (
 		mu      sync.Mutex
@@ -389,8 +392,9 @@ func floorLoad(conn *zk.Conn, root string, inflight int, watch bool) (int, error
 						kids, _, _, err = conn.ChildrenW(path)
 					}
 				} else {
-					d, _, err = conn.Get(path)
-					if err == nil {
+					var st *zk.Stat
+					d, st, err = conn.Get(path)
+					if err == nil && st.NumChildren > 0 {
 						kids, _, err = conn.Children(path)
 					}
 				}

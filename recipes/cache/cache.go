@@ -344,18 +344,46 @@ func (c *Cache) staleLocked() {
 // again, with add (a read with a watch, or a check); c.mu is held.
 func (c *Cache) resyncLocked(add func(key, uint64)) {
 	gen := c.q.newGeneration()
-	add(key{c.root, dataRead}, gen)
+	if c.nodes[c.root] == nil {
+		add(key{c.root, dataRead}, gen) // else the loop asks for it: asked twice, it could be made twice
+	}
+	var buf []byte
 	for path, e := range c.nodes {
 		e.gone = nil // no read from before the resync can be applied over one made in it
 		add(key{path, dataRead}, gen)
 		switch {
-		case c.depthOf(path) >= c.opts.maxDepth, ephemeral(e.stat.EphemeralOwner):
+		case !c.listable(e):
+		case c.persistent.Load():
+			// The data read's stat says whether to list it again
+			// (settleChildrenLocked). A listed child the cache lacks is
+			// read again: its read failed, or is under way and may have
+			// gone out before the watch was set again (asked for again
+			// while in flight, a read is made again once applied), and
+			// no listing of its parent may follow to find it.
+			buf = c.readMissingLocked(e, buf, func(child string) { add(key{child, dataRead}, gen) })
 		case e.children == nil: // never listed: no child watch to survive
 			c.q.add(key{path, childrenRead}, gen)
 		default:
 			add(key{path, childrenRead}, gen)
 		}
 	}
+}
+
+// readMissingLocked calls read with the path of each child that e's
+// listing names and the cache lacks; buf is scratch space, returned for
+// the next call, so that the children the cache holds cost no allocation.
+func (c *Cache) readMissingLocked(e *entry, buf []byte, read func(child string)) []byte {
+	for _, name := range e.children {
+		buf = append(buf[:0], e.path...)
+		if e.path != "/" {
+			buf = append(buf, '/')
+		}
+		buf = append(buf, name...)
+		if c.nodes[string(buf)] == nil {
+			read(string(buf))
+		}
+	}
+	return buf
 }
 
 // depthOf returns how many levels path is below the cache's root, or -1

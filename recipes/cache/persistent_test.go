@@ -9,6 +9,7 @@ import (
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipes/cache"
 	"github.com/gocurator/curator/recipestest"
+	"github.com/gocurator/curator/zkharness"
 )
 
 // TestPersistentWatchFollowsTheTree: a cache kept by one persistent
@@ -229,4 +230,72 @@ func TestTreeAndNodeCachesOnOnePath(t *testing.T) {
 	if node.Len() != 1 {
 		t.Fatal(node.Snapshot())
 	}
+}
+
+// TestPersistentLoadListsOnlyInnerNodes: with a persistent watch a node's
+// stat stands in for the listing of a node with no children, so a load
+// reads every node's data and lists only the nodes with children, a leaf
+// that gains a child later is still seen, and a resync after a cut
+// connection reads every node's data again but lists only the nodes whose
+// children changed while it was away.
+func TestPersistentLoadListsOnlyInnerNodes(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	counter := zkharness.NewCounter()
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
+	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	for _, p := range []string{"/t/a", "/t/b/c", "/t/b/d", "/t/e/f/g"} {
+		mustCreate(t, w, p, "v")
+	}
+	type counts struct{ data, lists int64 }
+	now := func() counts {
+		return counts{counter.RequestsOf(zkharness.OpGetData), counter.RequestsOf(zkharness.OpGetChildren) + counter.RequestsOf(zkharness.OpGetChildren2)}
+	}
+	before := now()
+	cc, r := startCache(t, c, "/t")
+	r.until(t, cache.Initialized)
+	// Eight nodes; /t, /t/b, /t/e and /t/e/f have children.
+	if got := now(); got != (counts{before.data + 8, before.lists + 4}) {
+		t.Fatalf("the load made %d data reads and %d listings, want 8 and 4", got.data-before.data, got.lists-before.lists)
+	}
+	converged := func(step string) {
+		t.Helper()
+		want, err := serverTree(ctx, w, "/t", 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recipestest.Eventually(t, "the cache to equal the server "+step, func() (bool, string) {
+			d := diff(want, cc.Snapshot())
+			return d == "", d
+		})
+	}
+
+	mustCreate(t, w, "/t/a/x", "v") // a leaf gains a child
+	if got := describe(r.next(t)); got != "Created /t/a/x=v" {
+		t.Fatalf("after a leaf gained a child: %s", got)
+	}
+	converged("after a leaf gained a child")
+
+	// While the connection is cut: a leaf gains a child, a node loses its
+	// only child, the cache's node gains one; /t/a, /t/b and /t/e keep
+	// theirs.
+	proxy.Blackhole(true)
+	proxy.DropAll()
+	mustCreate(t, w, "/t/b/c/y", "v")
+	if err := w.Delete(ctx, "/t/e/f/g"); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, w, "/t/h", "v")
+	if _, err := w.Set(ctx, "/t/b/d", []byte("changed"), -1); err != nil {
+		t.Fatal(err)
+	}
+	before = now()
+	proxy.Blackhole(false)
+	r.until(t, cache.Resynced)
+	// The nine nodes cached, and the two new; /t and /t/b/c listed.
+	if got := now(); got != (counts{before.data + 11, before.lists + 2}) {
+		t.Fatalf("the resync made %d data reads and %d listings, want 11 and 2", got.data-before.data, got.lists-before.lists)
+	}
+	converged("after the resync")
 }

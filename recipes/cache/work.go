@@ -187,6 +187,9 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 	case stat.Mzxid == old.stat.Mzxid && stat.Pzxid > old.stat.Pzxid:
 		old.stat = *stat // the children changed, not the data
 	}
+	if gen != 0 && c.persistent.Load() && old == c.nodes[path] && c.listable(old) {
+		c.settleChildrenLocked(old, stat, gen) // a resync's read of a node cached before it
+	}
 }
 
 // addLocked caches a node that came into being and asks for its children.
@@ -198,7 +201,33 @@ func (c *Cache) addLocked(path string, data []byte, stat *framework.Stat, gen ui
 	case ephemeral(stat.EphemeralOwner):
 		e.children = []string{} // it can have none: listed, with no watch to set
 	case c.depthOf(path) < c.opts.maxDepth:
-		c.q.add(key{path, childrenRead}, gen)
+		c.settleChildrenLocked(e, stat, gen)
+	}
+}
+
+// listable reports whether the cache lists e's children: e is above the
+// cache's depth and not ephemeral.
+func (c *Cache) listable(e *entry) bool {
+	return c.depthOf(e.path) < c.opts.maxDepth && !ephemeral(e.stat.EphemeralOwner)
+}
+
+// settleChildrenLocked asks for the listing of e's children that a read
+// of its data, with stat, calls for. With one-shot watches every node is
+// listed, for the listing sets the child watch. A persistent watch,
+// set before any read, tells of every child created or deleted since, so
+// the stat can stand in for a listing: no children is an empty listing
+// as of its Pzxid, and a Pzxid no newer than the latest listing's says
+// that listing still holds. Only a node whose children changed is
+// listed: a load lists its inner nodes, not its leaves, and a resync only
+// the nodes whose children changed while it was away.
+func (c *Cache) settleChildrenLocked(e *entry, stat *framework.Stat, gen uint64) {
+	switch {
+	case !c.persistent.Load():
+		c.q.add(key{e.path, childrenRead}, gen)
+	case stat.NumChildren == 0:
+		c.listLocked(e, nil, stat, gen)
+	case e.children == nil || stat.Pzxid > e.pzxid:
+		c.q.add(key{e.path, childrenRead}, gen)
 	}
 }
 
@@ -255,6 +284,14 @@ func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat)
 		c.q.add(key{path, dataRead}, gen)
 		return
 	}
+	c.listLocked(e, names, stat, gen)
+}
+
+// listLocked applies a listing of e's children, names, as of stat (a
+// listing's, or a data read's that stands in for an empty one). The
+// reads it asks for belong to generation gen; c.mu is held.
+func (c *Cache) listLocked(e *entry, names []string, stat *framework.Stat, gen uint64) {
+	path := e.path
 	if e.children != nil && stat.Pzxid < e.pzxid {
 		return // overtaken by a later listing
 	}
