@@ -25,6 +25,7 @@ type conn interface {
 	AddAuth(ctx context.Context, scheme string, auth []byte) error
 	AddWatch(ctx context.Context, path string, recursive bool) error
 	RemoveWatch(ctx context.Context, path string, recursive, keep bool) error
+	MultiRead(ctx context.Context, ops []zkconn.ReadOp) ([]zkconn.ReadResult, error)
 
 	SessionID() int64
 	Server() string

@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -154,4 +155,46 @@ func ExampleClient_AddWatch() {
 	// NodeCreated /jobs/j1
 	// NodeCreated /jobs/j1/step
 	// NodeDataChanged /jobs/j1/step
+}
+
+// Reading many nodes in one request: each read answered on its own, a
+// missing node's error in its own result.
+func ExampleClient_MultiRead() {
+	client, err := framework.New(os.Getenv("ZOOKEEPER_CONNECT"), framework.WithNamespace("example-multiread"))
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := client.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	defer client.Delete(ctx, "/hosts", framework.WithChildren())
+	for _, p := range []string{"/hosts/a", "/hosts/b"} {
+		if _, err := client.Create(ctx, p, []byte(p[len("/hosts/"):]+":8080"), framework.WithParents()); err != nil {
+			panic(err)
+		}
+	}
+	res, err := client.MultiRead(ctx,
+		framework.ChildrenOp("/hosts"),
+		framework.GetOp("/hosts/a"),
+		framework.GetOp("/hosts/b"),
+		framework.GetOp("/hosts/c"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(res[0].Children), "hosts")
+	for _, r := range res[1:] {
+		if errors.Is(r.Err, framework.ErrNoNode) {
+			fmt.Println("gone")
+			continue
+		}
+		fmt.Println(string(r.Data), "version", r.Stat.Version)
+	}
+	// Output:
+	// 2 hosts
+	// a:8080 version 0
+	// b:8080 version 0
+	// gone
 }

@@ -317,6 +317,11 @@ func (f *fakeConn) RemoveWatch(ctx context.Context, path string, recursive, keep
 	return zkerr.Unimplemented
 }
 
+// MultiRead is not modelled: the tests of MultiRead run against ZooKeeper.
+func (f *fakeConn) MultiRead(ctx context.Context, ops []zkconn.ReadOp) ([]zkconn.ReadResult, error) {
+	return nil, zkerr.Unimplemented
+}
+
 func (f *fakeConn) Sync(ctx context.Context, path string) error {
 	_, err := do(f, ctx, "sync", path, func() (struct{}, error) { return struct{}{}, nil }, nil)
 	return err

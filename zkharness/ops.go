@@ -6,7 +6,8 @@ import "github.com/gocurator/curator/internal/zkwire"
 // that pick requests by kind (Proxy.DropAfter, Proxy.HoldReply,
 // WriteFault.FailNext, Counter.RequestsOf). go-zookeeper's Create sends
 // OpCreate, Children OpGetChildren2, and Multi OpMulti; the framework's
-// AddWatch sends OpAddWatch, and PersistentWatch.Remove OpRemoveWatches.
+// AddWatch sends OpAddWatch, PersistentWatch.Remove OpRemoveWatches, and
+// MultiRead OpMultiRead.
 const (
 	OpCreate          = zkwire.OpCreate
 	OpDelete          = zkwire.OpDelete
@@ -22,4 +23,5 @@ const (
 	OpCreateTTL       = zkwire.OpCreateTTL
 	OpRemoveWatches   = zkwire.OpRemoveWatches
 	OpAddWatch        = zkwire.OpAddWatch
+	OpMultiRead       = zkwire.OpMultiRead
 )

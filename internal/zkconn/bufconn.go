@@ -92,13 +92,21 @@ func (b *bufferedConn) refuse(length int) error {
 	copy(stand[4:16], hdr[4:16])
 	code := int32(replyTooLarge)
 	binary.BigEndian.PutUint32(stand[16:], uint32(code))
-	for left := 4 + length; left > 0; {
-		n, err := b.r.Discard(min(left, readBufferSize))
-		left -= n
+	if err := b.discard(4 + length); err != nil {
+		return err
+	}
+	b.stand = stand
+	return nil
+}
+
+// discard skips the next n bytes of the stream without holding them.
+func (b *bufferedConn) discard(n int) error {
+	for n > 0 {
+		d, err := b.r.Discard(min(n, readBufferSize))
+		n -= d
 		if err != nil {
 			return err
 		}
 	}
-	b.stand = stand
 	return nil
 }

@@ -10,7 +10,9 @@ package zkconn
 // them with it: a caller sets them again after a reconnect.
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"sync"
@@ -19,9 +21,10 @@ import (
 	"github.com/gocurator/curator/internal/zkwire"
 )
 
-// ownReplyLimit is the longest reply to an own request read: the replies
-// are a header and at most an int. A longer one ends the connection.
-const ownReplyLimit = 1 << 10
+// ownReplyLimit is the longest reply to an own request read when the
+// connection sets no MaxReplySize: go-zookeeper's own default bound. A
+// longer one is skipped, and its request fails with zkerr.ReplyTooLarge.
+const ownReplyLimit = 1536 << 10
 
 // ownReplies are a connection's own requests waiting for their replies.
 type ownReplies struct {
@@ -130,9 +133,24 @@ func (c *trackedConn) writeOwn(frame []byte) error {
 
 // takeOwn reads a reply to an own request off the stream (its length is
 // the frame's, prefix excluded) and hands it on; go-zookeeper never sees it.
+// A reply longer than the connection accepts is skipped unheld, and its
+// request is handed a reply header with the code replyTooLarge instead.
 func (b *bufferedConn) takeOwn(xid int32, length int) error {
-	if length > ownReplyLimit {
-		return fmt.Errorf("zkconn: a reply of %d bytes to an addWatch or removeWatches", length)
+	if limit := cmp.Or(b.maxReply, ownReplyLimit); length > limit {
+		hdr, err := b.r.Peek(4 + 16) // length, xid, zxid, error code
+		if err != nil {
+			return err
+		}
+		frame := make([]byte, 4+16)
+		binary.BigEndian.PutUint32(frame, 16)
+		copy(frame[4:16], hdr[4:16])
+		code := int32(replyTooLarge)
+		binary.BigEndian.PutUint32(frame[16:], uint32(code))
+		if err := b.discard(4 + length); err != nil {
+			return err
+		}
+		b.tc.own.deliver(xid, frame)
+		return nil
 	}
 	frame := make([]byte, 4+length)
 	if _, err := io.ReadFull(b.r, frame); err != nil {

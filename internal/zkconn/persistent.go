@@ -151,17 +151,25 @@ func (c *Conn) watchingRead(ctx context.Context, op int32, path string) error {
 // waits for it, and ends it. A ctx that has ended already gives an error
 // that wraps it, the request unsent, as call does.
 func (c *Conn) ownRequest(ctx context.Context, r request, build func(xid int32) []byte) error {
+	_, err := c.ownReply(ctx, r, build)
+	return err
+}
+
+// ownReply is ownRequest that also returns the reply's frame, when its
+// error code is 0.
+func (c *Conn) ownReply(ctx context.Context, r request, build func(xid int32) []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: %w", err, ErrNotSent)
+		return nil, fmt.Errorf("%w: %w", err, ErrNotSent)
 	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return zkerr.ErrClosed
+		return nil, zkerr.ErrClosed
 	}
 	c.wg.Add(1)
 	c.mu.Unlock()
 	defer c.wg.Done()
+	var reply []byte
 	f := func() (int, error) {
 		frame, err := c.tr.request(ctx, build)
 		if err != nil {
@@ -170,13 +178,17 @@ func (c *Conn) ownRequest(ctx context.Context, r request, build func(xid int32) 
 			}
 			return 0, err
 		}
-		return len(frame) - 4, ownCode(frame)
+		if err := ownCode(frame); err != nil {
+			return len(frame) - 4, err
+		}
+		reply = frame
+		return len(frame) - 4, nil
 	}
 	if c.cfg.OnRequest != nil {
 		f = c.reported(r, f)
 	}
 	_, err := f()
-	return err
+	return reply, err
 }
 
 // firstError is the first error in errs that is not zkerr.NoWatcher (a

@@ -343,6 +343,8 @@ func (c *Cache) staleLocked() {
 // resyncLocked starts a load generation that reads every cached node
 // again, with add (a read with a watch, or a check); c.mu is held.
 func (c *Cache) resyncLocked(add func(key, uint64)) {
+	c.q.hold()
+	defer c.q.release()
 	gen := c.q.newGeneration()
 	if c.nodes[c.root] == nil {
 		add(key{c.root, dataRead}, gen) // else the loop asks for it: asked twice, it could be made twice

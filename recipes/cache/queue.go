@@ -49,7 +49,30 @@ type queue struct {
 	fifo        []key
 	cur         uint64 // the current generation
 	outstanding int    // reads of generation cur not yet applied
+	held        int    // holds (hold) under way: no read is handed out
 	wake        chan struct{}
+}
+
+// hold stops reads being handed out until release: the reads a listing
+// or a resync asks for are queued whole, and the workers then take them in
+// full batches (see moreData).
+func (q *queue) hold() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.held++
+}
+
+// release ends a hold.
+func (q *queue) release() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.held--
+	if q.held == 0 && len(q.fifo) > 0 {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func newQueue() *queue {
@@ -118,23 +141,33 @@ func (q *queue) newGeneration() uint64 {
 // next waits for a read to make, marks it in flight, and reports whether
 // it sets a watch.
 func (q *queue) next(ctx context.Context) (key, bool, bool) {
+	batch, watch, ok := q.nextBatch(ctx, nil, 1)
+	if !ok {
+		return key{}, false, false
+	}
+	return batch[0], watch, true
+}
+
+// nextBatch is next that, when the read is a data read, also takes the
+// data reads queued right behind it, up to max in all, and returns them
+// appended to batch[:0]; watch is the first read's.
+func (q *queue) nextBatch(ctx context.Context, batch []key, max int) ([]key, bool, bool) {
 	for {
 		q.mu.Lock()
-		if len(q.fifo) > 0 {
-			k := q.fifo[0]
-			q.fifo[0] = key{}
-			q.fifo = q.fifo[1:]
-			t := q.tasks[k]
-			t.state = inFlight
-			watch := t.watch
+		if len(q.fifo) > 0 && q.held == 0 {
+			batch = append(batch[:0], q.pop())
+			watch := q.tasks[batch[0]].watch
+			for batch[0].kind == dataRead && len(batch) < max && len(q.fifo) > 0 && q.fifo[0].kind == dataRead {
+				batch = append(batch, q.pop())
+			}
 			q.mu.Unlock()
-			return k, watch, true
+			return batch, watch, true
 		}
 		q.mu.Unlock()
 		select {
 		case <-q.wake:
 			q.mu.Lock()
-			if len(q.fifo) > 0 { // pass the wake-up on to another worker
+			if len(q.fifo) > 0 && q.held == 0 { // pass the wake-up on to another worker
 				select {
 				case q.wake <- struct{}{}:
 				default:
@@ -142,9 +175,19 @@ func (q *queue) next(ctx context.Context) (key, bool, bool) {
 			}
 			q.mu.Unlock()
 		case <-ctx.Done():
-			return key{}, false, false
+			return batch, false, false
 		}
 	}
+}
+
+// pop takes the read at the front of the queue and marks it in flight;
+// q.mu is held.
+func (q *queue) pop() key {
+	k := q.fifo[0]
+	q.fifo[0] = key{}
+	q.fifo = q.fifo[1:]
+	q.tasks[k].state = inFlight
+	return k
 }
 
 // done marks the read k applied. It reports the generation that became

@@ -16,22 +16,89 @@ import (
 // watch's notification (see notified) queues the next read.
 func (c *Cache) work(ctx context.Context) {
 	defer c.wg.Done()
+	var batch []key
 	for {
-		k, watch, ok := c.q.next(ctx)
+		max := 1
+		if c.persistent.Load() {
+			max = readBatch
+		}
+		var watch, ok bool
+		batch, watch, ok = c.q.nextBatch(ctx, batch, max)
 		if !ok {
 			return
 		}
-		if err := c.read(ctx, k, watch); err != nil && ctx.Err() == nil && retryable(err) {
-			// Failed on the connection: make it again once the connection
-			// is back (a load must not count a read it could not make).
-			c.client.Logger().Debug("cache: a read failed on the connection; it is made again once connected", "path", k.path, "err", err)
-			c.awaitConnection(ctx)
-			c.q.check(k, c.q.genOf(k)) // again, as it was
+		k := batch[0]
+		var err error
+		if len(batch) > 1 {
+			err = c.readMany(ctx, batch)
+		} else {
+			err = c.read(ctx, k, watch)
 		}
-		if g := c.q.done(k); g != 0 {
-			c.generationDone(g)
+		if err != nil && ctx.Err() == nil && retryable(err) {
+			// Failed on the connection: make them again once the
+			// connection is back (a load must not count a read it could
+			// not make).
+			c.client.Logger().Debug("cache: a read failed on the connection; it is made again once connected", "path", k.path, "reads", len(batch), "err", err)
+			c.awaitConnection(ctx)
+			for _, k := range batch {
+				c.q.check(k, c.q.genOf(k)) // again, as it was
+			}
+		}
+		for _, k := range batch {
+			if g := c.q.done(k); g != 0 {
+				c.generationDone(g)
+			}
 		}
 	}
+}
+
+// readBatch is the most data reads one request carries in the persistent
+// mode, whose reads set no watch: a multiRead of them costs the server
+// about what one read does, and a load of many nodes is bound by the
+// server's cost per request.
+const readBatch = 64
+
+// readMany makes the data reads keys in one request (a multiRead) and
+// applies their replies; it returns the error of a request that failed on
+// the connection. A reply longer than the client accepts is asked for
+// again in two halves, down to single reads, and a server that will not
+// take the request is asked read by read.
+func (c *Cache) readMany(ctx context.Context, keys []key) error {
+	if len(keys) == 1 {
+		return c.read(ctx, keys[0], false)
+	}
+	ops := make([]framework.ReadOp, len(keys))
+	for i, k := range keys {
+		ops[i] = framework.GetOp(k.path)
+	}
+	res, err := c.client.MultiRead(ctx, ops...)
+	switch {
+	case errors.Is(err, framework.ErrReplyTooLarge):
+		h := len(keys) / 2
+		return cmp.Or(c.readMany(ctx, keys[:h]), c.readMany(ctx, keys[h:]))
+	case err != nil && (retryable(err) || ctx.Err() != nil):
+		return err
+	case err != nil:
+		c.client.Logger().Warn("cache: a multiRead failed; the reads are made one by one", "path", keys[0].path, "reads", len(keys), "err", err)
+		for _, k := range keys {
+			if err := c.read(ctx, k, false); err != nil && retryable(err) {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, r := range res {
+		path := keys[i].path
+		switch {
+		case r.Err == nil:
+			c.applyData(path, r.Data, r.Stat)
+		case errors.Is(r.Err, framework.ErrNoNode):
+			c.applyData(path, nil, nil)
+		default:
+			c.client.Logger().Warn("cache: a read failed; the next resync makes it again", "path", path, "err", r.Err)
+		}
+	}
+	return nil
 }
 
 // retryable reports whether a read failed on the connection, and will
@@ -307,6 +374,10 @@ func (c *Cache) listLocked(e *entry, names []string, stat *framework.Stat, gen u
 	}
 	slices.Sort(next)
 	next = slices.Clip(next)
+	if len(next) > 0 {
+		c.q.hold() // the children's reads go out in full batches
+		defer c.q.release()
+	}
 	for _, name := range next {
 		// A new name, or one whose node the cache lacks: a read found it
 		// gone, and it is back (a missing node sets no watch, so only this
