@@ -41,9 +41,13 @@ type ReadResult struct {
 // MultiRead fails as a whole, with no results, on bad input (no ops, a bad
 // path: ErrInvalidArg, ErrInvalidPath), when the reply is longer than the
 // client accepts (ErrReplyTooLarge, see WithMaxReplySize: ask for fewer
-// nodes at a time), on a server before 3.6 (ErrUnimplemented or a lost
-// connection), and as every request does: it is retried on a lost
-// connection under the client's retry policy, as a read is.
+// nodes at a time), and as every request does: it is retried on a lost
+// connection under the client's retry policy, as a read is. Two limits are
+// the server's, and cost the connection (the client connects again, and
+// every call under way on it sees the loss): a server before 3.6 answers
+// the unknown request and closes the connection, and a request longer than
+// the server's jute.maxbuffer (1 MiB by default: thousands of paths) is
+// dropped with its connection, and retried to the same end.
 func (c *Client) MultiRead(ctx context.Context, ops ...ReadOp) ([]ReadResult, error) {
 	if len(ops) == 0 {
 		return nil, opErr("multiRead", "", fmt.Errorf("%w: no reads", ErrInvalidArg))

@@ -3,8 +3,11 @@ package framework_test
 import (
 	"bytes"
 	"errors"
+	"net"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gocurator/curator/framework"
 	"github.com/gocurator/curator/recipestest"
@@ -32,6 +35,7 @@ func TestMultiRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, all := counter.RequestsOf(zkharness.OpMultiRead), counter.Requests()
+	dataBefore, childrenBefore := counter.ReadsOf(zkharness.OpGetData), counter.ReadsOf(zkharness.OpGetChildren)
 	res, err := c.MultiRead(ctx,
 		framework.GetOp("/m/a"),
 		framework.ChildrenOp("/m/b"),
@@ -44,6 +48,9 @@ func TestMultiRead(t *testing.T) {
 	}
 	if n, m := counter.RequestsOf(zkharness.OpMultiRead)-before, counter.Requests()-all; n != 1 || m != 1 {
 		t.Fatalf("MultiRead sent %d requests, %d of them multiRead; want 1", m, n)
+	}
+	if d, c := counter.ReadsOf(zkharness.OpGetData)-dataBefore, counter.ReadsOf(zkharness.OpGetChildren)-childrenBefore; d != 3 || c != 2 {
+		t.Fatalf("the multiRead carried %d data reads and %d listings, want 3 and 2", d, c)
 	}
 	if len(res) != 5 {
 		t.Fatalf("%d results for 5 reads", len(res))
@@ -94,7 +101,12 @@ func TestMultiReadBadInput(t *testing.T) {
 // ErrReplyTooLarge, unread, and the connection goes on.
 func TestMultiReadOverTheLimit(t *testing.T) {
 	ns := recipestest.Namespace(t)
-	small := newClient(t, framework.WithNamespace(ns), framework.WithMaxReplySize(64<<10))
+	var dialed atomic.Int64
+	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		dialed.Add(1)
+		return net.DialTimeout(network, addr, timeout)
+	}
+	small := newClient(t, framework.WithNamespace(ns), framework.WithMaxReplySize(64<<10), framework.WithDialer(dial))
 	ctx := ctxT(t)
 	data := bytes.Repeat([]byte("z"), 40<<10)
 	for _, p := range []string{"/x", "/y"} {
@@ -102,11 +114,15 @@ func TestMultiReadOverTheLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	session, dials := small.SessionID(), dialed.Load()
 	if res, err := small.MultiRead(ctx, framework.GetOp("/x"), framework.GetOp("/y")); !errors.Is(err, framework.ErrReplyTooLarge) || res != nil {
 		t.Fatalf("80 KiB with a 64 KiB limit: %v, %v; want ErrReplyTooLarge", res, err)
 	}
 	res, err := small.MultiRead(ctx, framework.GetOp("/x"))
 	if err != nil || len(res) != 1 || !bytes.Equal(res[0].Data, data) {
 		t.Fatalf("40 KiB after the refusal: %v", err)
+	}
+	if small.SessionID() != session || dialed.Load() != dials {
+		t.Fatalf("the refusal cost the connection: session %x -> %x, %d dials -> %d", session, small.SessionID(), dials, dialed.Load())
 	}
 }

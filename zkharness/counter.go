@@ -22,6 +22,7 @@ type Counter struct {
 	bytesIn       atomic.Int64
 	reads         atomic.Int64
 	byOp          [maxCountedOp + 1]atomic.Int64
+	multiReads    [maxCountedOp + 1]atomic.Int64 // the reads inside multiRead requests, by opcode
 
 	mu         sync.Mutex
 	pending    map[int32]string // OpCreateContainer requests not yet answered, by xid
@@ -45,6 +46,17 @@ func (c *Counter) RequestsOf(opcode int32) int64 {
 		return 0
 	}
 	return c.byOp[opcode].Load()
+}
+
+// ReadsOf returns the reads of a kind (OpGetData, OpGetChildren) the client
+// asked for so far: its requests with that opcode, and the reads of that
+// kind its multiRead requests carried (framework.Client.MultiRead, and a
+// cache's loads).
+func (c *Counter) ReadsOf(opcode int32) int64 {
+	if opcode < 0 || opcode > maxCountedOp {
+		return 0
+	}
+	return c.byOp[opcode].Load() + c.multiReads[opcode].Load()
 }
 
 // ContainersCreated returns the paths of the containers the client made:
@@ -87,8 +99,11 @@ func (c *Counter) Dialer(next framework.Dialer) framework.Dialer {
 				if op >= 0 && op <= maxCountedOp {
 					c.byOp[op].Add(1)
 				}
-				if op == zkwire.OpCreateContainer {
+				switch op {
+				case zkwire.OpCreateContainer:
 					c.askedContainer(p)
+				case zkwire.OpMultiRead:
+					c.countMultiRead(p[8:])
 				}
 			}
 		}
@@ -104,6 +119,27 @@ func (c *Counter) Dialer(next framework.Dialer) framework.Dialer {
 			}
 		}
 		return cc, nil
+	}
+}
+
+// countMultiRead counts the reads of a multiRead request's body: each an
+// operation header (opcode, done, error) and a path and a watch flag, to
+// a header marked done.
+func (c *Counter) countMultiRead(b []byte) {
+	for len(b) >= 9 && b[4] == 0 {
+		op := int32(binary.BigEndian.Uint32(b))
+		b = b[9:]
+		if len(b) < 4 {
+			return
+		}
+		n := int(int32(binary.BigEndian.Uint32(b)))
+		if n < 0 || len(b)-4 < n+1 {
+			return
+		}
+		b = b[4+n+1:]
+		if op >= 0 && op <= maxCountedOp {
+			c.multiReads[op].Add(1)
+		}
 	}
 }
 

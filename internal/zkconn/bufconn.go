@@ -37,12 +37,7 @@ func newBufferedConn(c net.Conn, tc *trackedConn, clock *readClock, maxReply int
 // it tells the read clock that go-zookeeper is done with the frame before,
 // and waits while the connection's reply gate holds this one back.
 func (b *bufferedConn) Read(p []byte) (int, error) {
-	if len(b.stand) > 0 {
-		n := copy(p, b.stand)
-		b.stand = b.stand[n:]
-		return n, nil
-	}
-	if b.remaining == 0 {
+	for b.remaining == 0 && len(b.stand) == 0 {
 		b.clock.tick()
 		hdr, err := b.r.Peek(8) // the length prefix and a reply's xid
 		if err != nil {
@@ -53,18 +48,23 @@ func (b *bufferedConn) Read(p []byte) (int, error) {
 			if err := b.takeOwn(xid, length); err != nil {
 				return 0, err
 			}
-			return b.Read(p)
+			continue // the next frame: a run of own replies is read in this loop
 		}
 		if b.maxReply > 0 && length > b.maxReply {
 			if err := b.refuse(length); err != nil {
 				return 0, err
 			}
-			return b.Read(p)
+			break
 		}
 		b.remaining = 4 + length
 		if g := b.tc.gate.Load(); g != nil && !g.mayPass(int32(binary.BigEndian.Uint32(hdr[4:8]))) {
 			g.wait(b.tc.closed)
 		}
+	}
+	if len(b.stand) > 0 {
+		n := copy(p, b.stand)
+		b.stand = b.stand[n:]
+		return n, nil
 	}
 	if len(p) > b.remaining {
 		p = p[:b.remaining]
@@ -83,9 +83,21 @@ func (b *bufferedConn) Read(p []byte) (int, error) {
 // drops the connection: nothing is allocated either way. Java's client
 // drops the connection at once, and the request is lost with it.
 func (b *bufferedConn) refuse(length int) error {
-	hdr, err := b.r.Peek(4 + 16) // length, xid, zxid, error code
+	stand, err := b.tooLarge(length)
 	if err != nil {
 		return err
+	}
+	b.stand = stand
+	return nil
+}
+
+// tooLarge skips the reply frame of this length at the stream's front
+// without holding it, and returns the reply that stands in for it: its
+// xid and zxid with the error code replyTooLarge.
+func (b *bufferedConn) tooLarge(length int) ([]byte, error) {
+	hdr, err := b.r.Peek(4 + 16) // length, xid, zxid, error code
+	if err != nil {
+		return nil, err
 	}
 	stand := make([]byte, 4+16)
 	binary.BigEndian.PutUint32(stand, 16)
@@ -93,10 +105,9 @@ func (b *bufferedConn) refuse(length int) error {
 	code := int32(replyTooLarge)
 	binary.BigEndian.PutUint32(stand[16:], uint32(code))
 	if err := b.discard(4 + length); err != nil {
-		return err
+		return nil, err
 	}
-	b.stand = stand
-	return nil
+	return stand, nil
 }
 
 // discard skips the next n bytes of the stream without holding them.

@@ -12,7 +12,6 @@ package zkconn
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"sync"
@@ -22,8 +21,9 @@ import (
 )
 
 // ownReplyLimit is the longest reply to an own request read when the
-// connection sets no MaxReplySize: go-zookeeper's own default bound. A
-// longer one is skipped, and its request fails with zkerr.ReplyTooLarge.
+// connection sets no MaxReplySize (the framework always sets one): the
+// size of go-zookeeper's first read buffer. A longer one is skipped, and
+// its request fails with zkerr.ReplyTooLarge.
 const ownReplyLimit = 1536 << 10
 
 // ownReplies are a connection's own requests waiting for their replies.
@@ -136,25 +136,25 @@ func (c *trackedConn) writeOwn(frame []byte) error {
 // A reply longer than the connection accepts is skipped unheld, and its
 // request is handed a reply header with the code replyTooLarge instead.
 func (b *bufferedConn) takeOwn(xid int32, length int) error {
+	var frame []byte
 	if limit := cmp.Or(b.maxReply, ownReplyLimit); length > limit {
-		hdr, err := b.r.Peek(4 + 16) // length, xid, zxid, error code
-		if err != nil {
+		var err error
+		if frame, err = b.tooLarge(length); err != nil {
 			return err
 		}
-		frame := make([]byte, 4+16)
-		binary.BigEndian.PutUint32(frame, 16)
-		copy(frame[4:16], hdr[4:16])
-		code := int32(replyTooLarge)
-		binary.BigEndian.PutUint32(frame[16:], uint32(code))
-		if err := b.discard(4 + length); err != nil {
+	} else {
+		frame = make([]byte, 4+length)
+		if _, err := io.ReadFull(b.r, frame); err != nil {
 			return err
 		}
-		b.tc.own.deliver(xid, frame)
-		return nil
 	}
-	frame := make([]byte, 4+length)
-	if _, err := io.ReadFull(b.r, frame); err != nil {
-		return err
+	if _, zxid, _, ok := zkwire.ReplyHeader(frame); ok {
+		for t := b.tc.t; ; {
+			seen := t.ownZxid.Load()
+			if zxid <= seen || t.ownZxid.CompareAndSwap(seen, zxid) {
+				break
+			}
+		}
 	}
 	b.tc.own.deliver(xid, frame)
 	return nil

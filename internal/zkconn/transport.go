@@ -11,11 +11,13 @@ package zkconn
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,7 +72,8 @@ type transport struct {
 	cancel  context.CancelFunc
 	loop    recvLoop
 
-	ownXid atomic.Uint32 // the last xid of a request of the transport's own, counted down from zkwire.OwnXidLimit
+	ownXid  atomic.Uint32 // the last xid of a request of the transport's own, counted down from zkwire.OwnXidLimit
+	ownZxid atomic.Int64  // the highest zxid a reply to an own request carried (see raiseLastZxid)
 
 	mu      sync.Mutex
 	closed  bool
@@ -334,6 +337,7 @@ type trackedConn struct {
 	closeOnce sync.Once
 	session   atomic.Bool // the handshake's answer gave a session: requests of the transport's own may go
 	wmu       sync.Mutex  // one writer at a time: go-zookeeper's send loop, or an own request
+	wrote     bool        // the first write, the handshake's request, is done; under wmu
 	own       ownReplies
 }
 
@@ -342,7 +346,12 @@ type trackedConn struct {
 // writes each request in one call.
 func (c *trackedConn) Write(b []byte) (int, error) {
 	c.wmu.Lock()
-	n, err := c.Conn.Write(b)
+	w := b
+	if !c.wrote {
+		c.wrote = true
+		w = raiseLastZxid(b, c.t.ownZxid.Load())
+	}
+	n, err := c.Conn.Write(w)
 	c.wmu.Unlock()
 	if err == nil && c.t.cfg.Writes != nil {
 		c.t.cfg.Writes.written(b)
@@ -353,6 +362,23 @@ func (c *trackedConn) Write(b []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// raiseLastZxid returns the handshake's request frame b with its
+// lastZxidSeen raised to zxid, if that is higher: a copy, b itself left
+// as it is. go-zookeeper counts the zxids of the replies it reads, not
+// those of the transport's own requests, and a client that read the tree
+// through a multiRead must not be let onto a server that is behind what it
+// read (the server refuses a client that has seen a later zxid than its
+// own, and the client tries the next).
+func raiseLastZxid(b []byte, zxid int64) []byte {
+	const at = 4 + 4 // the length prefix, protocolVersion
+	if len(b) < at+8 || zxid <= int64(binary.BigEndian.Uint64(b[at:])) {
+		return b
+	}
+	r := slices.Clone(b)
+	binary.BigEndian.PutUint64(r[at:], uint64(zxid))
+	return r
 }
 
 func (c *trackedConn) Close() error {

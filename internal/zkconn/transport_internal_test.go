@@ -1,13 +1,17 @@
 package zkconn
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
 // TestDialWaitsForASessionsClose: while a session is being closed over a
@@ -88,4 +92,88 @@ func TestDialWaitsForASessionsClose(t *testing.T) {
 	}
 	cancel()
 	<-closed
+}
+
+// The handshake's request carries the highest zxid the client has seen,
+// own requests' replies included (go-zookeeper counts only its own), so a
+// server behind what a multiRead read refuses the client; the first write
+// alone is the handshake's.
+func TestHandshakeCarriesTheOwnRepliesZxid(t *testing.T) {
+	connect := func(lastZxid int64) []byte {
+		b := binary.BigEndian.AppendUint32(nil, 44)
+		b = binary.BigEndian.AppendUint32(b, 0) // protocolVersion
+		b = binary.BigEndian.AppendUint64(b, uint64(lastZxid))
+		return append(b, make([]byte, 36)...)
+	}
+	tr := &transport{}
+	client, server := net.Pipe()
+	defer client.Close()
+	defer server.Close()
+	tc := &trackedConn{Conn: client, t: tr, closed: make(chan struct{})}
+	tr.ownZxid.Store(70)
+	sent := connect(50)
+	got := make([]byte, len(sent))
+	for i, want := range []int64{70, 50} { // the handshake raised; a later frame as written
+		go func() { _, _ = tc.Write(sent) }()
+		if _, err := io.ReadFull(server, got); err != nil {
+			t.Fatal(err)
+		}
+		if z := int64(binary.BigEndian.Uint64(got[8:])); z != want {
+			t.Errorf("write %d carried lastZxidSeen %d, want %d", i, z, want)
+		}
+	}
+	if z := int64(binary.BigEndian.Uint64(sent[8:])); z != 50 {
+		t.Errorf("go-zookeeper's buffer was changed: %d", z)
+	}
+	if r := raiseLastZxid(connect(90), 70); int64(binary.BigEndian.Uint64(r[8:])) != 90 {
+		t.Error("a lastZxidSeen above the own replies' was lowered")
+	}
+}
+
+// A run of replies to own requests is taken off the stream in one Read,
+// each handed to its request, the highest zxid among them kept for the
+// next handshake; go-zookeeper reads the frame after them.
+func TestOwnRepliesAreTakenOffTheStream(t *testing.T) {
+	tr := &transport{}
+	client, server := net.Pipe()
+	defer client.Close()
+	defer server.Close()
+	tc := &trackedConn{Conn: client, t: tr, closed: make(chan struct{})}
+	b := newBufferedConn(client, tc, new(readClock), 1<<20)
+	frame := func(xid int32, zxid int64) []byte {
+		p := binary.BigEndian.AppendUint32(nil, 16)
+		p = binary.BigEndian.AppendUint32(p, uint32(xid))
+		p = binary.BigEndian.AppendUint64(p, uint64(zxid))
+		return binary.BigEndian.AppendUint32(p, 0)
+	}
+	var stream []byte
+	var waits []chan []byte
+	for i, zxid := range []int64{40, 90, 60} {
+		xid := zkwire.OwnXidLimit - int32(i)
+		waits = append(waits, tc.own.expect(xid))
+		stream = append(stream, frame(xid, zxid)...)
+	}
+	theirs := frame(7, 95)
+	stream = append(stream, theirs...)
+	go func() { _, _ = server.Write(stream) }()
+	got := make([]byte, len(theirs))
+	if _, err := io.ReadFull(b, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, theirs) {
+		t.Fatalf("go-zookeeper read %x, want its own reply %x", got, theirs)
+	}
+	for i, w := range waits {
+		select {
+		case f := <-w:
+			if len(f) != 20 {
+				t.Errorf("own request %d got %d bytes", i, len(f))
+			}
+		default:
+			t.Errorf("own request %d got no reply", i)
+		}
+	}
+	if z := tr.ownZxid.Load(); z != 90 {
+		t.Errorf("the own replies' highest zxid is %d, want 90", z)
+	}
 }

@@ -314,10 +314,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 		// A persistent watch goes with its connection: it is set again
 		// first, and everything read after it.
 		session := c.client.SessionID()
-		add := c.q.add
-		if session != 0 && session == c.session {
-			add = c.q.check
-		}
+		watch := session == 0 || session != c.session
 		c.session = session
 		if c.resyncStart.IsZero() {
 			c.resyncStart = time.Now()
@@ -326,7 +323,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 			c.rearmLocked()
 			return
 		}
-		c.resyncLocked(add)
+		c.resyncLocked(watch)
 	}
 }
 
@@ -341,18 +338,19 @@ func (c *Cache) staleLocked() {
 }
 
 // resyncLocked starts a load generation that reads every cached node
-// again, with add (a read with a watch, or a check); c.mu is held.
-func (c *Cache) resyncLocked(add func(key, uint64)) {
-	c.q.hold()
-	defer c.q.release()
-	gen := c.q.newGeneration()
+// again, with a watch or, watch false, as a check; c.mu is held. The reads
+// are queued with the generation in one step, so no read applied meanwhile
+// can end the generation before they are.
+func (c *Cache) resyncLocked(watch bool) {
+	reads := make([]queuedRead, 0, len(c.nodes)+1)
+	ask := func(k key, w bool) { reads = append(reads, queuedRead{k, w}) }
 	if c.nodes[c.root] == nil {
-		add(key{c.root, dataRead}, gen) // else the loop asks for it: asked twice, it could be made twice
+		ask(key{c.root, dataRead}, watch) // else the loop asks for it: asked twice, it could be made twice
 	}
 	var buf []byte
 	for path, e := range c.nodes {
 		e.gone = nil // no read from before the resync can be applied over one made in it
-		add(key{path, dataRead}, gen)
+		ask(key{path, dataRead}, watch)
 		switch {
 		case !c.listable(e):
 		case c.persistent.Load():
@@ -362,13 +360,14 @@ func (c *Cache) resyncLocked(add func(key, uint64)) {
 			// gone out before the watch was set again (asked for again
 			// while in flight, a read is made again once applied), and
 			// no listing of its parent may follow to find it.
-			buf = c.readMissingLocked(e, buf, func(child string) { add(key{child, dataRead}, gen) })
+			buf = c.readMissingLocked(e, buf, func(child string) { ask(key{child, dataRead}, watch) })
 		case e.children == nil: // never listed: no child watch to survive
-			c.q.add(key{path, childrenRead}, gen)
+			ask(key{path, childrenRead}, true)
 		default:
-			add(key{path, childrenRead}, gen)
+			ask(key{path, childrenRead}, watch)
 		}
 	}
+	c.q.regenerate(reads)
 }
 
 // readMissingLocked calls read with the path of each child that e's

@@ -136,7 +136,7 @@ func (c *Cache) rearmLocked() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.state == started {
-			c.resyncLocked(c.q.add)
+			c.resyncLocked(true)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -71,7 +72,7 @@ func persistentEngine(t *testing.T) *Cache {
 func resync(c *Cache) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.resyncLocked(c.q.add)
+	c.resyncLocked(true)
 }
 
 func cachedPaths(c *Cache) []string {
@@ -147,5 +148,97 @@ func TestResyncRedoesTheReadsInFlight(t *testing.T) {
 	serve(t, c, tree)
 	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/a /t/a/b" {
 		t.Fatalf("cached %s, want /t /t/a /t/a/b", got)
+	}
+}
+
+// TestListingOfANodeNotYetCachedReadsItAgain: a listing that comes while
+// the node's first data read is under way finds a child; the data read,
+// answered before the child came, shows none. The listing asks for the
+// read again, which lists the child.
+func TestListingOfANodeNotYetCachedReadsItAgain(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+	serve(t, c, tree)
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}}
+	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 2}
+	c.q.add(key{"/t", childrenRead}, 0) // /t/p created
+	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
+	inFlight, _, _ := c.q.next(context.Background()) // /t/p's read, answered as of zxid 2
+	old := tree["/t/p"]
+	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 3, children: []string{"c"}}
+	tree["/t/p/c"] = srvNode{data: "x", czxid: 3, mzxid: 3, pzxid: 3}
+	c.q.add(key{"/t/p", childrenRead}, 0) // /t/p/c created
+	step(t, c, key{"/t/p", childrenRead}, func() { answer(c, tree, key{"/t/p", childrenRead}) })
+	c.applyData(inFlight.path, []byte(old.data), srvStat(old))
+	c.q.done(inFlight)
+	serve(t, c, tree)
+	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/p /t/p/c" {
+		t.Fatalf("cached %s, want /t /t/p /t/p/c", got)
+	}
+}
+
+// TestReadOfANodeMadeAgainListsItsNewChildren: a node deleted and made
+// again, then given a child; a read from before the child replaces the
+// cached node and stands in for its listing, and the read made after it,
+// outside any load, finds the children moved and lists them.
+func TestReadOfANodeMadeAgainListsItsNewChildren(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{
+		"/t":   {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}},
+		"/t/p": {czxid: 2, mzxid: 2, pzxid: 2},
+	}
+	serve(t, c, tree)
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 6, children: []string{"p"}}
+	tree["/t/p"] = srvNode{czxid: 6, mzxid: 6, pzxid: 6} // deleted at 5, made again at 6
+	c.q.add(key{"/t/p", dataRead}, 0)
+	c.q.add(key{"/t", childrenRead}, 0)
+	inFlight, _, _ := c.q.next(context.Background()) // /t/p's read, answered as of zxid 6
+	old := tree["/t/p"]
+	tree["/t/p"] = srvNode{czxid: 6, mzxid: 6, pzxid: 7, children: []string{"c"}}
+	tree["/t/p/c"] = srvNode{data: "x", czxid: 7, mzxid: 7, pzxid: 7}
+	c.q.add(key{"/t/p", childrenRead}, 0) // /t/p/c created
+	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
+	step(t, c, key{"/t/p", childrenRead}, func() { answer(c, tree, key{"/t/p", childrenRead}) })
+	c.applyData(inFlight.path, []byte(old.data), srvStat(old))
+	c.q.done(inFlight)
+	serve(t, c, tree)
+	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/p /t/p/c" {
+		t.Fatalf("cached %s, want /t /t/p /t/p/c", got)
+	}
+}
+
+// TestQueueHandsOutHeldReadsTogether: reads queued under a hold go to a
+// waiting worker only at its release, and in one batch; a batch takes
+// the data reads at the queue's front, up to its size, and stops at a
+// listing.
+func TestQueueHandsOutHeldReadsTogether(t *testing.T) {
+	q := newQueue()
+	got := make(chan []key)
+	go func() {
+		batch, _, _ := q.nextBatch(context.Background(), nil, 64)
+		got <- batch
+	}()
+	q.hold()
+	for _, p := range []string{"/a", "/b", "/c"} {
+		q.add(key{p, dataRead}, 0)
+	}
+	q.release()
+	if b := <-got; len(b) != 3 {
+		t.Fatalf("the waiting worker took %v, want the three held reads", b)
+	}
+	for _, k := range []key{{"/d", dataRead}, {"/e", dataRead}, {"/f", childrenRead}, {"/g", dataRead}} {
+		q.add(k, 0)
+	}
+	for _, want := range []string{"[{/d 0} {/e 0}]", "[{/f 1}]", "[{/g 0}]"} {
+		b, _, _ := q.nextBatch(context.Background(), nil, 64)
+		if got := fmt.Sprint(b); got != want {
+			t.Fatalf("batch %s, want %s", got, want)
+		}
+	}
+	for _, p := range []string{"/h", "/i", "/j"} {
+		q.add(key{p, dataRead}, 0)
+	}
+	if b, _, _ := q.nextBatch(context.Background(), nil, 2); fmt.Sprint(b) != "[{/h 0} {/i 0}]" {
+		t.Fatalf("batch %v, want two", b)
 	}
 }

@@ -253,10 +253,9 @@ func TestPersistentLoadListsOnlyInnerNodes(t *testing.T) {
 	before := now()
 	cc, r := startCache(t, c, "/t")
 	r.until(t, cache.Initialized)
-	// Eight nodes, read in at most 8 requests (some of them together);
-	// /t, /t/b, /t/e and /t/e/f have children.
-	if got := now().minus(before); got.lists != 4 || got.data > 8 || got.data < 1 {
-		t.Fatalf("the load made %d requests of data reads and %d listings, want 1 to 8 and 4", got.data, got.lists)
+	// Eight nodes; /t, /t/b, /t/e and /t/e/f have children.
+	if got := now().minus(before); got.reads != 8 || got.lists != 4 {
+		t.Fatalf("the load made %d data reads and %d listings, want 8 and 4", got.reads, got.lists)
 	}
 	converged := func(step string) {
 		t.Helper()
@@ -293,23 +292,29 @@ func TestPersistentLoadListsOnlyInnerNodes(t *testing.T) {
 	proxy.Blackhole(false)
 	r.until(t, cache.Resynced)
 	// The nine nodes cached, and the two new; /t and /t/b/c listed.
-	if got := now().minus(before); got.lists != 2 || got.data > 11 || got.data < 1 {
-		t.Fatalf("the resync made %d requests of data reads and %d listings, want 1 to 11 and 2", got.data, got.lists)
+	if got := now().minus(before); got.reads != 11 || got.lists != 2 {
+		t.Fatalf("the resync made %d data reads and %d listings, want 11 and 2", got.reads, got.lists)
 	}
 	converged("after the resync")
 }
 
-// readCounts are the requests a client sent for reads: of data (getData
-// and multiRead), and listings.
-type readCounts struct{ data, multi, lists int64 }
+// readCounts are what a client sent for reads: requests for data
+// (getData and multiRead), the data reads in them, the multiReads among
+// them, and listings.
+type readCounts struct{ data, reads, multi, lists int64 }
 
 func countReads(c *zkharness.Counter) readCounts {
 	multi := c.RequestsOf(zkharness.OpMultiRead)
-	return readCounts{c.RequestsOf(zkharness.OpGetData) + multi, multi, c.RequestsOf(zkharness.OpGetChildren) + c.RequestsOf(zkharness.OpGetChildren2)}
+	return readCounts{
+		data:  c.RequestsOf(zkharness.OpGetData) + multi,
+		reads: c.ReadsOf(zkharness.OpGetData),
+		multi: multi,
+		lists: c.RequestsOf(zkharness.OpGetChildren) + c.RequestsOf(zkharness.OpGetChildren2),
+	}
 }
 
 func (r readCounts) minus(s readCounts) readCounts {
-	return readCounts{r.data - s.data, r.multi - s.multi, r.lists - s.lists}
+	return readCounts{r.data - s.data, r.reads - s.reads, r.multi - s.multi, r.lists - s.lists}
 }
 
 // TestPersistentLoadReadsInBatches: with a persistent watch the data reads
@@ -335,7 +340,7 @@ func TestPersistentLoadReadsInBatches(t *testing.T) {
 	before := countReads(counter)
 	cc, r := startCache(t, c, "/dir")
 	r.until(t, cache.Initialized)
-	if got := countReads(counter).minus(before); got != (readCounts{data: 6, multi: 5, lists: 1}) {
+	if got := countReads(counter).minus(before); got != (readCounts{data: 6, reads: 301, multi: 5, lists: 1}) {
 		t.Fatalf("the load made %+v requests, want one getData, five multiReads and one listing", got)
 	}
 	if n := cc.Len(); n != 301 {
@@ -349,7 +354,7 @@ func TestPersistentLoadReadsInBatches(t *testing.T) {
 	before = countReads(counter)
 	proxy.DropAll()
 	r.until(t, cache.Resynced)
-	if got := countReads(counter).minus(before); got != (readCounts{data: 5, multi: 5, lists: 0}) {
+	if got := countReads(counter).minus(before); got != (readCounts{data: 5, reads: 301, multi: 5, lists: 0}) {
 		t.Fatalf("the resync made %+v requests, want five multiReads and no listing", got)
 	}
 }
@@ -374,7 +379,7 @@ func TestPersistentLoadSplitsATooLongReply(t *testing.T) {
 	cc, r := startCache(t, c, "/big")
 	r.until(t, cache.Initialized)
 	// 120 KiB refused, then two of 60 KiB.
-	if got := countReads(counter).minus(before); got.multi != 3 {
+	if got := countReads(counter).minus(before); got.multi != 3 || got.reads != 1+4+4 {
 		t.Fatalf("the load made %+v requests, want three multiReads", got)
 	}
 	for i := range 4 {

@@ -54,8 +54,8 @@ type queue struct {
 }
 
 // hold stops reads being handed out until release: the reads a listing
-// or a resync asks for are queued whole, and the workers then take them in
-// full batches (see moreData).
+// asks for are queued whole, and the workers then take them in full
+// batches (see nextBatch).
 func (q *queue) hold() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -124,10 +124,31 @@ func (q *queue) addLocked(k key, gen uint64, watch bool) {
 	}
 }
 
+// queuedRead is a read to queue, with a watch or not (see check).
+type queuedRead struct {
+	key   key
+	watch bool
+}
+
+// regenerate starts a load generation of reads (a resync) and of the
+// reads already asked for, in one step.
+func (q *queue) regenerate(reads []queuedRead) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.newGenerationLocked()
+	for _, r := range reads {
+		q.addLocked(r.key, q.cur, r.watch)
+	}
+}
+
 // newGeneration starts a load generation and returns it.
 func (q *queue) newGeneration() uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	return q.newGenerationLocked()
+}
+
+func (q *queue) newGenerationLocked() uint64 {
 	q.cur++
 	// The reads already asked for belong to the new generation too: what
 	// they find is part of what it must load.

@@ -29,10 +29,19 @@ func (c *Cache) work(ctx context.Context) {
 		}
 		k := batch[0]
 		var err error
-		if len(batch) > 1 {
-			err = c.readMany(ctx, batch)
-		} else {
+		switch {
+		case len(batch) == 1:
 			err = c.read(ctx, k, watch)
+		case c.persistent.Load():
+			err = c.readMany(ctx, batch)
+		default:
+			// The server refused the persistent watch while this worker
+			// waited: read one by one, each with its watch.
+			for _, k := range batch {
+				if err = c.read(ctx, k, true); err != nil && retryable(err) {
+					break
+				}
+			}
 		}
 		if err != nil && ctx.Err() == nil && retryable(err) {
 			// Failed on the connection: make them again once the
@@ -75,7 +84,10 @@ func (c *Cache) readMany(ctx context.Context, keys []key) error {
 	switch {
 	case errors.Is(err, framework.ErrReplyTooLarge):
 		h := len(keys) / 2
-		return cmp.Or(c.readMany(ctx, keys[:h]), c.readMany(ctx, keys[h:]))
+		if err := c.readMany(ctx, keys[:h]); err != nil && (retryable(err) || ctx.Err() != nil) {
+			return err // all of them again, once connected
+		}
+		return c.readMany(ctx, keys[h:])
 	case err != nil && (retryable(err) || ctx.Err() != nil):
 		return err
 	case err != nil:
@@ -254,8 +266,11 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 	case stat.Mzxid == old.stat.Mzxid && stat.Pzxid > old.stat.Pzxid:
 		old.stat = *stat // the children changed, not the data
 	}
-	if gen != 0 && c.persistent.Load() && old == c.nodes[path] && c.listable(old) {
-		c.settleChildrenLocked(old, stat, gen) // a resync's read of a node cached before it
+	if c.persistent.Load() && old == c.nodes[path] && c.listable(old) {
+		// A read of a node cached before it: its children may have
+		// changed since its last listing (a resync's read, or a listing
+		// dropped while the node was replaced).
+		c.settleChildrenLocked(old, stat, gen)
 	}
 }
 
@@ -342,7 +357,16 @@ func (c *Cache) applyChildren(path string, names []string, stat *framework.Stat)
 	defer c.mu.Unlock()
 	gen := c.q.genOf(key{path, childrenRead})
 	e := c.nodes[path]
-	if c.state != started || e == nil || c.depthOf(path) >= c.opts.maxDepth {
+	if c.state != started || c.depthOf(path) >= c.opts.maxDepth {
+		return
+	}
+	if e == nil {
+		if c.persistent.Load() && c.trackedLocked(path) {
+			// Its data read is under way: one sent before this listing
+			// could show no children, stand in for a listing, and hide
+			// the ones found here. Read it again after.
+			c.q.add(key{path, dataRead}, gen)
+		}
 		return
 	}
 	if stat == nil || stat.Czxid != e.stat.Czxid {
