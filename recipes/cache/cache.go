@@ -343,7 +343,14 @@ func (c *Cache) staleLocked() {
 // can end the generation before they are.
 func (c *Cache) resyncLocked(watch bool) {
 	reads := make([]queuedRead, 0, len(c.nodes)+1)
-	ask := func(k key, w bool) { reads = append(reads, queuedRead{k, w}) }
+	var lists []queuedRead // queued after the data reads, which then go out together (nextBatch)
+	ask := func(k key, w bool) {
+		if k.kind == childrenRead {
+			lists = append(lists, queuedRead{k, w})
+		} else {
+			reads = append(reads, queuedRead{k, w})
+		}
+	}
 	if c.nodes[c.root] == nil {
 		ask(key{c.root, dataRead}, watch) // else the loop asks for it: asked twice, it could be made twice
 	}
@@ -367,7 +374,7 @@ func (c *Cache) resyncLocked(watch bool) {
 			ask(key{path, childrenRead}, watch)
 		}
 	}
-	c.q.regenerate(reads)
+	c.q.regenerate(append(reads, lists...))
 }
 
 // readMissingLocked calls read with the path of each child that e's

@@ -210,12 +210,12 @@ func TestReadOfANodeMadeAgainListsItsNewChildren(t *testing.T) {
 // TestQueueHandsOutHeldReadsTogether: reads queued under a hold go to a
 // waiting worker only at its release, and in one batch; a batch takes
 // the data reads at the queue's front, up to its size, and stops at a
-// listing.
+// listing, and with one-shot watches at a read that sets a watch.
 func TestQueueHandsOutHeldReadsTogether(t *testing.T) {
 	q := newQueue()
 	got := make(chan []key)
 	go func() {
-		batch, _, _ := q.nextBatch(context.Background(), nil, 64)
+		batch, _, _ := q.nextBatch(context.Background(), nil, 64, true)
 		got <- batch
 	}()
 	q.hold()
@@ -230,7 +230,7 @@ func TestQueueHandsOutHeldReadsTogether(t *testing.T) {
 		q.add(k, 0)
 	}
 	for _, want := range []string{"[{/d 0} {/e 0}]", "[{/f 1}]", "[{/g 0}]"} {
-		b, _, _ := q.nextBatch(context.Background(), nil, 64)
+		b, _, _ := q.nextBatch(context.Background(), nil, 64, true)
 		if got := fmt.Sprint(b); got != want {
 			t.Fatalf("batch %s, want %s", got, want)
 		}
@@ -238,7 +238,20 @@ func TestQueueHandsOutHeldReadsTogether(t *testing.T) {
 	for _, p := range []string{"/h", "/i", "/j"} {
 		q.add(key{p, dataRead}, 0)
 	}
-	if b, _, _ := q.nextBatch(context.Background(), nil, 2); fmt.Sprint(b) != "[{/h 0} {/i 0}]" {
+	if b, _, _ := q.nextBatch(context.Background(), nil, 2, true); fmt.Sprint(b) != "[{/h 0} {/i 0}]" {
 		t.Fatalf("batch %v, want two", b)
+	}
+	q.nextBatch(context.Background(), nil, 64, true) // /j
+
+	// With one-shot watches only reads that set no watch go together.
+	q.check(key{"/k", dataRead}, 0)
+	q.check(key{"/l", dataRead}, 0)
+	q.add(key{"/m", dataRead}, 0)
+	q.check(key{"/n", dataRead}, 0)
+	for _, want := range []string{"[{/k 0} {/l 0}]", "[{/m 0}]", "[{/n 0}]"} {
+		b, _, _ := q.nextBatch(context.Background(), nil, 64, false)
+		if got := fmt.Sprint(b); got != want {
+			t.Fatalf("one-shot batch %s, want %s", got, want)
+		}
 	}
 }

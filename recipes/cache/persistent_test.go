@@ -388,3 +388,55 @@ func TestPersistentLoadSplitsATooLongReply(t *testing.T) {
 		}
 	}
 }
+
+// TestOneShotResyncChecksInBatches: with one-shot watches a resync on the
+// same session checks every node without a watch (the watches survived),
+// so the checks go together, 64 to a multiRead, while the load's reads,
+// which set watches, go one to a request; a change made while away is
+// found.
+func TestOneShotResyncChecksInBatches(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	counter := zkharness.NewCounter()
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
+	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	mustCreate(t, w, "/dir", "")
+	ops := make([]framework.Op, 300)
+	for i := range ops {
+		ops[i] = framework.CreateOp(fmt.Sprintf("/dir/n%03d", i), []byte{byte(i)}, framework.Persistent)
+	}
+	if _, err := w.Txn(ctx, ops...); err != nil {
+		t.Fatal(err)
+	}
+	before := countReads(counter)
+	cc, r := startCache(t, c, "/dir", cache.WithOneShotWatches())
+	r.until(t, cache.Initialized)
+	if got := countReads(counter).minus(before); got != (readCounts{data: 301, reads: 301, lists: 301}) {
+		t.Fatalf("the load made %+v requests, want a getData and a listing per node", got)
+	}
+	session := c.SessionID()
+	before = countReads(counter)
+	proxy.Blackhole(true)
+	proxy.DropAll()
+	if _, err := w.Set(ctx, "/dir/n007", []byte("changed"), -1); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Blackhole(false)
+	r.until(t, cache.Resynced)
+	if c.SessionID() != session {
+		t.Fatal("the session changed")
+	}
+	// 301 checks in multiReads of up to 64, and a check of each node's
+	// listing. The changed node's watch fired: its read, which sets the
+	// watch again, goes alone, before or after its check (which it may
+	// replace), and may split a batch.
+	got := countReads(counter).minus(before)
+	if single := got.data - got.multi; got.multi < 5 || got.multi > 6 || single > 1 || got.reads < 301 || got.reads > 302 || got.lists != 301 {
+		t.Fatalf("the resync made %+v requests, want five or six multiReads of the 301 checks, at most one getData, and 301 listings", got)
+	}
+	recipestest.Eventually(t, "the change in the cache", func() (bool, string) {
+		n, ok := cc.Get("/dir/n007")
+		return ok && string(n.Data) == "changed", fmt.Sprintf("%q", n.Data)
+	})
+}

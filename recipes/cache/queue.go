@@ -162,7 +162,7 @@ func (q *queue) newGenerationLocked() uint64 {
 // next waits for a read to make, marks it in flight, and reports whether
 // it sets a watch.
 func (q *queue) next(ctx context.Context) (key, bool, bool) {
-	batch, watch, ok := q.nextBatch(ctx, nil, 1)
+	batch, watch, ok := q.nextBatch(ctx, nil, 1, false)
 	if !ok {
 		return key{}, false, false
 	}
@@ -171,14 +171,16 @@ func (q *queue) next(ctx context.Context) (key, bool, bool) {
 
 // nextBatch is next that, when the read is a data read, also takes the
 // data reads queued right behind it, up to max in all, and returns them
-// appended to batch[:0]; watch is the first read's.
-func (q *queue) nextBatch(ctx context.Context, batch []key, max int) ([]key, bool, bool) {
+// appended to batch[:0]; watch is the first read's. Reads that set a watch
+// go one to a batch (a multiRead sets none), unless watchless says that
+// none does (the persistent mode).
+func (q *queue) nextBatch(ctx context.Context, batch []key, max int, watchless bool) ([]key, bool, bool) {
 	for {
 		q.mu.Lock()
 		if len(q.fifo) > 0 && q.held == 0 {
 			batch = append(batch[:0], q.pop())
 			watch := q.tasks[batch[0]].watch
-			for batch[0].kind == dataRead && len(batch) < max && len(q.fifo) > 0 && q.fifo[0].kind == dataRead {
+			for batch[0].kind == dataRead && (watchless || !watch) && len(batch) < max && len(q.fifo) > 0 && q.fifo[0].kind == dataRead && (watchless || !q.tasks[q.fifo[0]].watch) {
 				batch = append(batch, q.pop())
 			}
 			q.mu.Unlock()

@@ -18,12 +18,9 @@ func (c *Cache) work(ctx context.Context) {
 	defer c.wg.Done()
 	var batch []key
 	for {
-		max := 1
-		if c.persistent.Load() {
-			max = readBatch
-		}
+		persistent := c.persistent.Load()
 		var watch, ok bool
-		batch, watch, ok = c.q.nextBatch(ctx, batch, max)
+		batch, watch, ok = c.q.nextBatch(ctx, batch, readBatch, persistent)
 		if !ok {
 			return
 		}
@@ -32,7 +29,9 @@ func (c *Cache) work(ctx context.Context) {
 		switch {
 		case len(batch) == 1:
 			err = c.read(ctx, k, watch)
-		case c.persistent.Load():
+		case !persistent || c.persistent.Load():
+			// Reads that set no watch: the persistent mode's, or a
+			// resync's checks of nodes whose one-shot watches survived.
 			err = c.readMany(ctx, batch)
 		default:
 			// The server refused the persistent watch while this worker
@@ -61,10 +60,10 @@ func (c *Cache) work(ctx context.Context) {
 	}
 }
 
-// readBatch is the most data reads one request carries in the persistent
-// mode, whose reads set no watch: a multiRead of them costs the server
-// about what one read does, and a load of many nodes is bound by the
-// server's cost per request.
+// readBatch is the most data reads that set no watch (the persistent
+// mode's, and a resync's checks) one request carries: a multiRead of them
+// costs the server about what one read does, and a load of many nodes is
+// bound by the server's cost per request.
 const readBatch = 64
 
 // readMany makes the data reads keys in one request (a multiRead) and
