@@ -103,7 +103,9 @@ func TestResyncTakesInTheReadsInFlight(t *testing.T) {
 	if g := c.q.done(inFlight); g != 0 {
 		c.generationDone(g)
 	}
-	step(t, c, key{"/t/a", childrenRead}, func() { c.applyChildren("/t/a", nil, stat(2, 2, 2)) })
+	// /t/a's listing, and its read again: the resync's listing named it
+	// while the read was in flight.
+	serve(t, c, map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"a"}}, "/t/a": {data: "x", czxid: 2, mzxid: 2, pzxid: 2}})
 	select {
 	case <-c.initialized:
 	default:
@@ -137,7 +139,9 @@ func TestResyncWaitsForAChildFoundByAnEarlierListing(t *testing.T) {
 	if g := c.q.done(read); g != 0 {
 		c.generationDone(g)
 	}
-	step(t, c, key{"/t/b", childrenRead}, func() { c.applyChildren("/t/b", nil, stat(2, 2, 2)) })
+	// /t/b's listing, and its read again: the resync's listing named it
+	// while the read was in flight.
+	serve(t, c, map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"b"}}, "/t/b": {data: "x", czxid: 2, mzxid: 2, pzxid: 2}})
 	c.listeners.Close()
 	if got := strings.Join(events, ", "); !strings.HasSuffix(got, "Stale , Created /t/b, Resynced ") {
 		t.Fatalf("events %s", got)

@@ -32,6 +32,7 @@ type Cache struct {
 	state       runState
 	stale       bool
 	staleGen    uint64 // the generation current when the cache went stale
+	armSeq      uint64 // counts staleLocked and rearmLocked: a rearm's resync runs only if none came after it
 	session     int64  // the session the cache's watches were set on, as far as it knows (0: unknown)
 	initialized chan struct{}
 	stop        context.CancelFunc
@@ -330,6 +331,7 @@ func (c *Cache) connectionChanged(s listener.ConnectionState) {
 // staleLocked marks the cache stale, as of the load generation under way;
 // c.mu is held.
 func (c *Cache) staleLocked() {
+	c.armSeq++
 	c.staleGen = c.q.current()
 	if !c.stale {
 		c.stale, c.staleSince, c.resyncChanges = true, time.Now(), 0
@@ -370,8 +372,14 @@ func (c *Cache) resyncLocked(watch bool) {
 			buf = c.readMissingLocked(e, buf, func(child string) { ask(key{child, dataRead}, watch) })
 		case e.children == nil: // never listed: no child watch to survive
 			ask(key{path, childrenRead}, true)
+		case watch: // a new session: every child watch set anew
+			ask(key{path, childrenRead}, true)
 		default:
-			ask(key{path, childrenRead}, watch)
+			// The same session: the child watch survived, and fired if the
+			// children changed since it was set. The data check's Pzxid
+			// says whether to check the listing too (applyData); a listed
+			// child the cache lacks is checked.
+			buf = c.readMissingLocked(e, buf, func(child string) { ask(key{child, dataRead}, false) })
 		}
 	}
 	c.q.regenerate(append(reads, lists...))

@@ -132,11 +132,21 @@ func (c *Cache) watchReset() {
 // cache's, and then reads everything again (the server replays nothing
 // the watch missed); c.mu is held, and the cache is started.
 func (c *Cache) rearmLocked() {
-	c.armLocked(func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.state == started {
-			c.resyncLocked(true)
-		}
-	})
+	c.armSeq++
+	seq := c.armSeq
+	c.armLocked(func() { c.resyncIfCurrent(seq) })
+}
+
+// resyncIfCurrent reads everything again, once the watch is set again, if
+// the cache has not gone stale or been rearmed since the rearm seq: the
+// connection the watch was set on may have dropped before the read
+// began, and the reads would go out on the next before its watch is set;
+// the next rearm's resync then reads, and only its completion may say
+// Resynced.
+func (c *Cache) resyncIfCurrent(seq uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == started && seq == c.armSeq {
+		c.resyncLocked(true)
+	}
 }

@@ -255,3 +255,93 @@ func TestQueueHandsOutHeldReadsTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestSameSessionResyncChecksListingsByPzxid: with one-shot watches a
+// resync on the same session checks every node's data, and a listing only
+// where the check's Pzxid moved past the last listing's; a listed child
+// the cache lacks is checked.
+func TestSameSessionResyncChecksListingsByPzxid(t *testing.T) {
+	c := engine(t)
+	c.q.add(key{"/t", dataRead}, c.q.newGeneration())
+	tree := map[string]srvNode{
+		"/t":   {czxid: 1, mzxid: 1, pzxid: 3, children: []string{"a", "b", "c"}},
+		"/t/a": {data: "x", czxid: 2, mzxid: 2, pzxid: 2},
+		"/t/b": {data: "y", czxid: 3, mzxid: 3, pzxid: 3},
+	}
+	// The listing names c, whose read finds nothing: the cache lacks a
+	// listed child, as after a read that failed.
+	serve(t, c, tree)
+	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/a /t/b" {
+		t.Fatalf("cached %s", got)
+	}
+	tree["/t/b"] = srvNode{data: "y", czxid: 3, mzxid: 3, pzxid: 5, children: []string{"d"}}
+	tree["/t/b/d"] = srvNode{data: "z", czxid: 5, mzxid: 5, pzxid: 5}
+	tree["/t/c"] = srvNode{data: "w", czxid: 4, mzxid: 4, pzxid: 4}
+	resyncOn(c, false)
+	made := serve(t, c, tree)
+	slices.Sort(made)
+	if got, want := strings.Join(made, ", "), "data /t, data /t/a, data /t/b, data /t/b/d, data /t/c, list /t/b, list /t/b/d, list /t/c"; got != want {
+		t.Fatalf("the resync made %s, want %s", got, want)
+	}
+	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/a /t/b /t/b/d /t/c" {
+		t.Fatalf("cached %s after the resync", got)
+	}
+}
+
+// resyncOn starts a resync with watches or, watch false, of checks.
+func resyncOn(c *Cache, watch bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.resyncLocked(watch)
+}
+
+// TestLateNoNodeAfterAListingIsReadAgain: a child's read, answered "no
+// node" before the child was made again, is applied after a listing that
+// names the new child; the listing asked for the read again, so the
+// child is cached in the end.
+func TestLateNoNodeAfterAListingIsReadAgain(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{
+		"/t":   {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"b"}},
+		"/t/b": {data: "x", czxid: 2, mzxid: 2, pzxid: 2},
+	}
+	serve(t, c, tree)
+	// b deleted at 3: its read and /t's listing queued.
+	c.q.add(key{"/t/b", dataRead}, 0)
+	c.q.add(key{"/t", childrenRead}, 0)
+	late, _, _ := c.q.next(context.Background()) // b's read, answered "no node"
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 4, children: []string{"b"}}
+	tree["/t/b"] = srvNode{data: "y", czxid: 4, mzxid: 4, pzxid: 4} // made again at 4
+	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
+	c.applyData(late.path, nil, nil)
+	c.q.done(late)
+	serve(t, c, tree)
+	if n := c.nodes["/t/b"]; n == nil || string(n.data) != "y" {
+		t.Fatalf("/t/b: %+v, want the node made again", n)
+	}
+}
+
+// TestResyncOnlyAfterTheLatestRearm: a rearm whose connection dropped
+// before its resync began (the cache went stale again) does not resync:
+// its reads would go out before the next connection's watch, and end in a
+// Resynced too early; the latest rearm's resync does.
+func TestResyncOnlyAfterTheLatestRearm(t *testing.T) {
+	c := persistentEngine(t)
+	serve(t, c, map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}})
+	c.mu.Lock()
+	c.armSeq++ // a rearm, whose watch is set
+	first := c.armSeq
+	c.staleLocked() // and the connection drops
+	c.armSeq++      // the next rearm
+	second := c.armSeq
+	c.mu.Unlock()
+	gen := c.q.current()
+	c.resyncIfCurrent(first)
+	if c.q.current() != gen {
+		t.Fatal("the overtaken rearm resynced")
+	}
+	c.resyncIfCurrent(second)
+	if c.q.current() != gen+1 {
+		t.Fatal("the latest rearm did not resync")
+	}
+}

@@ -24,38 +24,38 @@ func (c *Cache) work(ctx context.Context) {
 		if !ok {
 			return
 		}
-		k := batch[0]
-		var err error
 		switch {
 		case len(batch) == 1:
-			err = c.read(ctx, k, watch)
+			c.finish(ctx, batch, c.read(ctx, batch[0], watch))
 		case !persistent || c.persistent.Load():
 			// Reads that set no watch: the persistent mode's, or a
 			// resync's checks of nodes whose one-shot watches survived.
-			err = c.readMany(ctx, batch)
+			c.readMany(ctx, batch)
 		default:
 			// The server refused the persistent watch while this worker
 			// waited: read one by one, each with its watch.
-			for _, k := range batch {
-				if err = c.read(ctx, k, true); err != nil && retryable(err) {
-					break
-				}
+			for i := range batch {
+				c.finish(ctx, batch[i:i+1], c.read(ctx, batch[i], true))
 			}
 		}
-		if err != nil && ctx.Err() == nil && retryable(err) {
-			// Failed on the connection: make them again once the
-			// connection is back (a load must not count a read it could
-			// not make).
-			c.client.Logger().Debug("cache: a read failed on the connection; it is made again once connected", "path", k.path, "reads", len(batch), "err", err)
-			c.awaitConnection(ctx)
-			for _, k := range batch {
-				c.q.check(k, c.q.genOf(k)) // again, as it was
-			}
+	}
+}
+
+// finish marks the reads keys done, once applied; err is the error of the
+// request that made them. Failed on the connection, they are made again
+// once the connection is back (a load must not count a read it could not
+// make).
+func (c *Cache) finish(ctx context.Context, keys []key, err error) {
+	if err != nil && ctx.Err() == nil && retryable(err) {
+		c.client.Logger().Debug("cache: a read failed on the connection; it is made again once connected", "path", keys[0].path, "reads", len(keys), "err", err)
+		c.awaitConnection(ctx)
+		for _, k := range keys {
+			c.q.check(k, c.q.genOf(k)) // again, as it was
 		}
-		for _, k := range batch {
-			if g := c.q.done(k); g != 0 {
-				c.generationDone(g)
-			}
+	}
+	for _, k := range keys {
+		if g := c.q.done(k); g != 0 {
+			c.generationDone(g)
 		}
 	}
 }
@@ -66,14 +66,16 @@ func (c *Cache) work(ctx context.Context) {
 // bound by the server's cost per request.
 const readBatch = 64
 
-// readMany makes the data reads keys in one request (a multiRead) and
-// applies their replies; it returns the error of a request that failed on
-// the connection. A reply longer than the client accepts is asked for
+// readMany makes the data reads keys in one request (a multiRead),
+// applies their replies and finishes each read as soon as its reply is
+// applied (a listing applied meanwhile then finds it done, and does not
+// ask for it again). A reply longer than the client accepts is asked for
 // again in two halves, down to single reads, and a server that will not
 // take the request is asked read by read.
-func (c *Cache) readMany(ctx context.Context, keys []key) error {
+func (c *Cache) readMany(ctx context.Context, keys []key) {
 	if len(keys) == 1 {
-		return c.read(ctx, keys[0], false)
+		c.finish(ctx, keys, c.read(ctx, keys[0], false))
+		return
 	}
 	ops := make([]framework.ReadOp, len(keys))
 	for i, k := range keys {
@@ -83,20 +85,18 @@ func (c *Cache) readMany(ctx context.Context, keys []key) error {
 	switch {
 	case errors.Is(err, framework.ErrReplyTooLarge):
 		h := len(keys) / 2
-		if err := c.readMany(ctx, keys[:h]); err != nil && (retryable(err) || ctx.Err() != nil) {
-			return err // all of them again, once connected
-		}
-		return c.readMany(ctx, keys[h:])
+		c.readMany(ctx, keys[:h])
+		c.readMany(ctx, keys[h:])
+		return
 	case err != nil && (retryable(err) || ctx.Err() != nil):
-		return err
+		c.finish(ctx, keys, err)
+		return
 	case err != nil:
 		c.client.Logger().Warn("cache: a multiRead failed; the reads are made one by one", "path", keys[0].path, "reads", len(keys), "err", err)
-		for _, k := range keys {
-			if err := c.read(ctx, k, false); err != nil && retryable(err) {
-				return err
-			}
+		for i := range keys {
+			c.finish(ctx, keys[i:i+1], c.read(ctx, keys[i], false))
 		}
-		return nil
+		return
 	}
 	for i, r := range res {
 		path := keys[i].path
@@ -108,8 +108,8 @@ func (c *Cache) readMany(ctx context.Context, keys []key) error {
 		default:
 			c.client.Logger().Warn("cache: a read failed; the next resync makes it again", "path", path, "err", r.Err)
 		}
+		c.finish(ctx, keys[i:i+1], nil)
 	}
-	return nil
 }
 
 // retryable reports whether a read failed on the connection, and will
@@ -265,11 +265,18 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 	case stat.Mzxid == old.stat.Mzxid && stat.Pzxid > old.stat.Pzxid:
 		old.stat = *stat // the children changed, not the data
 	}
-	if c.persistent.Load() && old == c.nodes[path] && c.listable(old) {
+	switch {
+	case old != c.nodes[path] || !c.listable(old):
+	case c.persistent.Load():
 		// A read of a node cached before it: its children may have
 		// changed since its last listing (a resync's read, or a listing
 		// dropped while the node was replaced).
 		c.settleChildrenLocked(old, stat, gen)
+	case gen != 0 && old.children != nil && stat.Pzxid > old.pzxid:
+		// A resync's check found the children changed since the last
+		// listing (its child watch, which survived, fired too): check
+		// the listing as well.
+		c.q.check(key{path, childrenRead}, gen)
 	}
 }
 
@@ -402,11 +409,14 @@ func (c *Cache) listLocked(e *entry, names []string, stat *framework.Stat, gen u
 		defer c.q.release()
 	}
 	for _, name := range next {
-		// A new name, or one whose node the cache lacks: a read found it
-		// gone, and it is back (a missing node sets no watch, so only this
-		// listing can tell).
+		// A new name; or one whose node the cache lacks (a read found it
+		// gone, and it is back: a missing node sets no watch, so only
+		// this listing can tell); or one with a read under way, which may
+		// have been answered before this listing (the node deleted then,
+		// and made again since: a late "no node" must not be the last
+		// word). Read it (again).
 		child := framework.JoinPath(path, name)
-		if !e.listed(name) || c.nodes[child] == nil && !c.q.pending(key{child, dataRead}) {
+		if !e.listed(name) || c.nodes[child] == nil || c.q.pending(key{child, dataRead}) {
 			c.q.add(key{child, dataRead}, gen)
 		}
 	}
