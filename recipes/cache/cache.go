@@ -358,7 +358,15 @@ func (c *Cache) resyncLocked(watch bool) {
 	}
 	var buf []byte
 	for path, e := range c.nodes {
-		e.gone = nil // no read from before the resync can be applied over one made in it
+		for name := range e.gone {
+			// A read still under way from before the resync keeps its
+			// mark: what it found may be the node the listing saw gone.
+			// The others go (a read that failed leaves a mark no reply
+			// would take).
+			if !c.q.pending(key{framework.JoinPath(path, name), dataRead}) {
+				delete(e.gone, name)
+			}
+		}
 		ask(key{path, dataRead}, watch)
 		switch {
 		case !c.listable(e):

@@ -345,3 +345,37 @@ func TestResyncOnlyAfterTheLatestRearm(t *testing.T) {
 		t.Fatal("the latest rearm did not resync")
 	}
 }
+
+// TestResyncKeepsTheMarkOfAReadUnderWay: a listing finds a child gone while
+// the child's read is under way, a resync comes, and a later listing names
+// a new node of that name; the old read's reply, applied last, must not
+// bring the old node back, not even for a moment.
+func TestResyncKeepsTheMarkOfAReadUnderWay(t *testing.T) {
+	c := persistentEngine(t)
+	var events []string
+	c.AddListener(func(ev Event) { events = append(events, ev.Type.String()+" "+ev.Path+" "+string(ev.Node.Data)) })
+	tree := map[string]srvNode{
+		"/t":   {czxid: 1, mzxid: 1, pzxid: 5, children: []string{"c"}},
+		"/t/c": {data: "old", czxid: 5, mzxid: 5, pzxid: 5},
+	}
+	serve(t, c, tree)
+	c.q.add(key{"/t/c", dataRead}, 0)
+	old, _, _ := c.q.next(context.Background()) // c's read, answered with the old c
+	delete(tree, "/t/c")                        // c deleted at 20
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 20}
+	c.q.add(key{"/t", childrenRead}, 0)
+	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
+	resync(c)
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 30, children: []string{"c"}}
+	tree["/t/c"] = srvNode{data: "new", czxid: 30, mzxid: 30, pzxid: 30} // made again at 30
+	step(t, c, key{"/t", dataRead}, func() { answer(c, tree, key{"/t", dataRead}) })
+	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
+	c.applyData(old.path, []byte("old"), srvStat(srvNode{data: "old", czxid: 5, mzxid: 5, pzxid: 5}))
+	c.q.done(old)
+	serve(t, c, tree)
+	c.listeners.Close()
+	got := strings.Join(events, ", ")
+	if strings.Count(got, "Created /t/c old") != 1 || !strings.HasSuffix(got, "Deleted /t/c , Created /t/c new") {
+		t.Fatalf("events %s; want the old c created once (the load), deleted, and the new one created", got)
+	}
+}
