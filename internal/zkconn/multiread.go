@@ -67,15 +67,15 @@ func (c *Conn) MultiRead(ctx context.Context, ops []ReadOp) ([]ReadResult, error
 		return nil, fmt.Errorf("%w: %v", zkerr.MarshallingError, err)
 	}
 	results := make([]ReadResult, len(replies))
-	for i, r := range replies {
+	for i := range replies {
+		r := &replies[i]
 		switch {
 		case r.Code != 0:
 			results[i].Err = zkerr.Code(r.Code)
 		case r.Op != int32(ops[i].Kind):
 			return nil, fmt.Errorf("%w: a multiRead answered read %d with opcode %d", zkerr.MarshallingError, i, r.Op)
 		case ops[i].Kind == ReadData:
-			stat := Stat(r.Stat)
-			results[i].Data, results[i].Stat = r.Data, &stat
+			results[i].Data, results[i].Stat = r.Data, &r.Stat // in replies: one allocation for every stat
 		default:
 			results[i].Children = r.Children
 		}

@@ -4,23 +4,14 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gocurator/curator/internal/zkwire"
 )
 
-// Stat is a node's metadata, in go-zookeeper's layout (and framework.Stat's),
-// so that each converts to the next without a copy.
-type Stat struct {
-	Czxid          int64
-	Mzxid          int64
-	Ctime          int64
-	Mtime          int64
-	Version        int32
-	Cversion       int32
-	Aversion       int32
-	EphemeralOwner int64
-	DataLength     int32
-	NumChildren    int32
-	Pzxid          int64
-}
+// Stat is a node's metadata: the wire's layout (zkwire.Stat), which is
+// go-zookeeper's and framework.Stat's too, so that each converts to the
+// next without a copy.
+type Stat = zkwire.Stat
 
 func statOf(s *zk.Stat) *Stat { return (*Stat)(s) }
 

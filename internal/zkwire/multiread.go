@@ -20,7 +20,8 @@ type ReadOp struct {
 	Path string
 }
 
-// Stat is a node's stat, field for field as the wire carries it.
+// Stat is a node's stat, field for field as the wire carries it (and as
+// go-zookeeper's zk.Stat and framework.Stat lay it out).
 type Stat struct {
 	Czxid          int64
 	Mzxid          int64

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,23 @@ func answer(c *Cache, tree map[string]srvNode, k key) {
 	}
 }
 
+// reply answers the read k, taken from the queue, from tree (nil: no
+// node), and marks it done.
+func reply(c *Cache, tree map[string]srvNode, k key) {
+	answer(c, tree, k)
+	if g := c.q.done(k); g != 0 {
+		c.generationDone(g)
+	}
+}
+
+// wantCached fails t unless the cache holds exactly paths.
+func wantCached(t *testing.T, c *Cache, paths string) {
+	t.Helper()
+	if got := strings.Join(cachedPaths(c), " "); got != paths {
+		t.Fatalf("cached %s, want %s", got, paths)
+	}
+}
+
 // serve answers the cache's queued reads, in the queue's order, from
 // tree, until none is left, and returns them ("data /t", "list /t").
 func serve(t *testing.T, c *Cache, tree map[string]srvNode) []string {
@@ -51,10 +69,7 @@ func serve(t *testing.T, c *Cache, tree map[string]srvNode) []string {
 		}
 		k, _, _ := c.q.next(context.Background())
 		made = append(made, map[kind]string{dataRead: "data ", childrenRead: "list "}[k.kind]+k.path)
-		answer(c, tree, k)
-		if g := c.q.done(k); g != 0 {
-			c.generationDone(g)
-		}
+		reply(c, tree, k)
 	}
 }
 
@@ -103,9 +118,7 @@ func TestStatStandsInForAListing(t *testing.T) {
 	default:
 		t.Fatal("not Initialized after the load")
 	}
-	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/a /t/b /t/b/c" {
-		t.Fatalf("cached %s", got)
-	}
+	wantCached(t, c, "/t /t/a /t/b /t/b/c")
 
 	// While the watch was away: a gains a child d, b loses c, t's
 	// children stay as they were.
@@ -119,9 +132,7 @@ func TestStatStandsInForAListing(t *testing.T) {
 	if got, want := strings.Join(made, ", "), "data /t, data /t/a, data /t/a/d, data /t/b, data /t/b/c, list /t/a"; got != want {
 		t.Fatalf("the resync made %s, want %s", got, want)
 	}
-	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/a /t/a/d /t/b" {
-		t.Fatalf("cached %s after the resync", got)
-	}
+	wantCached(t, c, "/t /t/a /t/a/d /t/b")
 }
 
 // TestResyncRedoesTheReadsInFlight: a read under way when the persistent
@@ -137,18 +148,13 @@ func TestResyncRedoesTheReadsInFlight(t *testing.T) {
 	step(t, c, key{"/t", dataRead}, func() { answer(c, tree, key{"/t", dataRead}) })
 	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
 	inFlight, _, _ := c.q.next(context.Background()) // /t/a's read, answered as childless
-	old := tree["/t/a"]
+	then := maps.Clone(tree)
 	tree["/t/a"] = srvNode{data: "x", czxid: 2, mzxid: 2, pzxid: 3, children: []string{"b"}}
 	tree["/t/a/b"] = srvNode{data: "y", czxid: 3, mzxid: 3, pzxid: 3}
 	resync(c) // the watch is set again after the child's create
-	c.applyData(inFlight.path, []byte(old.data), srvStat(old))
-	if g := c.q.done(inFlight); g != 0 {
-		c.generationDone(g)
-	}
+	reply(c, then, inFlight)
 	serve(t, c, tree)
-	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/a /t/a/b" {
-		t.Fatalf("cached %s, want /t /t/a /t/a/b", got)
-	}
+	wantCached(t, c, "/t /t/a /t/a/b")
 }
 
 // TestListingOfANodeNotYetCachedReadsItAgain: a listing that comes while
@@ -164,17 +170,14 @@ func TestListingOfANodeNotYetCachedReadsItAgain(t *testing.T) {
 	c.q.add(key{"/t", childrenRead}, 0) // /t/p created
 	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
 	inFlight, _, _ := c.q.next(context.Background()) // /t/p's read, answered as of zxid 2
-	old := tree["/t/p"]
+	then := maps.Clone(tree)
 	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 3, children: []string{"c"}}
 	tree["/t/p/c"] = srvNode{data: "x", czxid: 3, mzxid: 3, pzxid: 3}
 	c.q.add(key{"/t/p", childrenRead}, 0) // /t/p/c created
 	step(t, c, key{"/t/p", childrenRead}, func() { answer(c, tree, key{"/t/p", childrenRead}) })
-	c.applyData(inFlight.path, []byte(old.data), srvStat(old))
-	c.q.done(inFlight)
+	reply(c, then, inFlight)
 	serve(t, c, tree)
-	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/p /t/p/c" {
-		t.Fatalf("cached %s, want /t /t/p /t/p/c", got)
-	}
+	wantCached(t, c, "/t /t/p /t/p/c")
 }
 
 // TestReadOfANodeMadeAgainListsItsNewChildren: a node deleted and made
@@ -193,38 +196,31 @@ func TestReadOfANodeMadeAgainListsItsNewChildren(t *testing.T) {
 	c.q.add(key{"/t/p", dataRead}, 0)
 	c.q.add(key{"/t", childrenRead}, 0)
 	inFlight, _, _ := c.q.next(context.Background()) // /t/p's read, answered as of zxid 6
-	old := tree["/t/p"]
+	then := maps.Clone(tree)
 	tree["/t/p"] = srvNode{czxid: 6, mzxid: 6, pzxid: 7, children: []string{"c"}}
 	tree["/t/p/c"] = srvNode{data: "x", czxid: 7, mzxid: 7, pzxid: 7}
 	c.q.add(key{"/t/p", childrenRead}, 0) // /t/p/c created
 	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
 	step(t, c, key{"/t/p", childrenRead}, func() { answer(c, tree, key{"/t/p", childrenRead}) })
-	c.applyData(inFlight.path, []byte(old.data), srvStat(old))
-	c.q.done(inFlight)
+	reply(c, then, inFlight)
 	serve(t, c, tree)
-	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/p /t/p/c" {
-		t.Fatalf("cached %s, want /t /t/p /t/p/c", got)
-	}
+	wantCached(t, c, "/t /t/p /t/p/c")
 }
 
-// TestQueueHandsOutHeldReadsTogether: reads queued under a hold go to a
-// waiting worker only at its release, and in one batch; a batch takes
-// the data reads at the queue's front, up to its size, and stops at a
-// listing, and with one-shot watches at a read that sets a watch.
-func TestQueueHandsOutHeldReadsTogether(t *testing.T) {
+// TestQueueHandsOutReadsAddedTogether: reads added in one step go to a
+// waiting worker in one batch; a batch takes the data reads at the
+// queue's front, up to its size, and stops at a listing, and with one-shot
+// watches at a read that sets a watch.
+func TestQueueHandsOutReadsAddedTogether(t *testing.T) {
 	q := newQueue()
 	got := make(chan []key)
 	go func() {
 		batch, _, _ := q.nextBatch(context.Background(), nil, 64, true)
 		got <- batch
 	}()
-	q.hold()
-	for _, p := range []string{"/a", "/b", "/c"} {
-		q.add(key{p, dataRead}, 0)
-	}
-	q.release()
+	q.addAll([]key{{"/a", dataRead}, {"/b", dataRead}, {"/c", dataRead}}, nil, 0)
 	if b := <-got; len(b) != 3 {
-		t.Fatalf("the waiting worker took %v, want the three held reads", b)
+		t.Fatalf("the waiting worker took %v, want the three reads added together", b)
 	}
 	for _, k := range []key{{"/d", dataRead}, {"/e", dataRead}, {"/f", childrenRead}, {"/g", dataRead}} {
 		q.add(k, 0)
@@ -271,9 +267,7 @@ func TestSameSessionResyncChecksListingsByPzxid(t *testing.T) {
 	// The listing names c, whose read finds nothing: the cache lacks a
 	// listed child, as after a read that failed.
 	serve(t, c, tree)
-	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/a /t/b" {
-		t.Fatalf("cached %s", got)
-	}
+	wantCached(t, c, "/t /t/a /t/b")
 	tree["/t/b"] = srvNode{data: "y", czxid: 3, mzxid: 3, pzxid: 5, children: []string{"d"}}
 	tree["/t/b/d"] = srvNode{data: "z", czxid: 5, mzxid: 5, pzxid: 5}
 	tree["/t/c"] = srvNode{data: "w", czxid: 4, mzxid: 4, pzxid: 4}
@@ -283,9 +277,7 @@ func TestSameSessionResyncChecksListingsByPzxid(t *testing.T) {
 	if got, want := strings.Join(made, ", "), "data /t, data /t/a, data /t/b, data /t/b/d, data /t/c, list /t/b, list /t/b/d, list /t/c"; got != want {
 		t.Fatalf("the resync made %s, want %s", got, want)
 	}
-	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/a /t/b /t/b/d /t/c" {
-		t.Fatalf("cached %s after the resync", got)
-	}
+	wantCached(t, c, "/t /t/a /t/b /t/b/d /t/c")
 }
 
 // resyncOn starts a resync with watches or, watch false, of checks.
@@ -313,8 +305,7 @@ func TestLateNoNodeAfterAListingIsReadAgain(t *testing.T) {
 	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 4, children: []string{"b"}}
 	tree["/t/b"] = srvNode{data: "y", czxid: 4, mzxid: 4, pzxid: 4} // made again at 4
 	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
-	c.applyData(late.path, nil, nil)
-	c.q.done(late)
+	reply(c, nil, late) // no node
 	serve(t, c, tree)
 	if n := c.nodes["/t/b"]; n == nil || string(n.data) != "y" {
 		t.Fatalf("/t/b: %+v, want the node made again", n)
@@ -361,7 +352,8 @@ func TestResyncKeepsTheMarkOfAReadUnderWay(t *testing.T) {
 	serve(t, c, tree)
 	c.q.add(key{"/t/c", dataRead}, 0)
 	old, _, _ := c.q.next(context.Background()) // c's read, answered with the old c
-	delete(tree, "/t/c")                        // c deleted at 20
+	then := maps.Clone(tree)
+	delete(tree, "/t/c") // c deleted at 20
 	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 20}
 	c.q.add(key{"/t", childrenRead}, 0)
 	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
@@ -370,8 +362,7 @@ func TestResyncKeepsTheMarkOfAReadUnderWay(t *testing.T) {
 	tree["/t/c"] = srvNode{data: "new", czxid: 30, mzxid: 30, pzxid: 30} // made again at 30
 	step(t, c, key{"/t", dataRead}, func() { answer(c, tree, key{"/t", dataRead}) })
 	step(t, c, key{"/t", childrenRead}, func() { answer(c, tree, key{"/t", childrenRead}) })
-	c.applyData(old.path, []byte("old"), srvStat(srvNode{data: "old", czxid: 5, mzxid: 5, pzxid: 5}))
-	c.q.done(old)
+	reply(c, then, old)
 	serve(t, c, tree)
 	c.listeners.Close()
 	got := strings.Join(events, ", ")

@@ -240,11 +240,7 @@ func TestTreeAndNodeCachesOnOnePath(t *testing.T) {
 // connection reads every node's data again but lists only the nodes whose
 // children changed while it was away.
 func TestPersistentLoadListsOnlyInnerNodes(t *testing.T) {
-	ns := recipestest.Namespace(t)
-	counter := zkharness.NewCounter()
-	proxy := recipestest.StartProxy(t, server.Addr())
-	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
-	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	c, w, counter, proxy := countedThroughProxy(t)
 	ctx := ctxT(t)
 	for _, p := range []string{"/t/a", "/t/b/c", "/t/b/d", "/t/e/f/g"} {
 		mustCreate(t, w, p, "v")
@@ -323,20 +319,8 @@ func (r readCounts) minus(s readCounts) readCounts {
 // listing and five multiReads, and resyncs after a cut connection, with
 // nothing changed, in five multiReads and no listing.
 func TestPersistentLoadReadsInBatches(t *testing.T) {
-	ns := recipestest.Namespace(t)
-	counter := zkharness.NewCounter()
-	proxy := recipestest.StartProxy(t, server.Addr())
-	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
-	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
-	ctx := ctxT(t)
-	mustCreate(t, w, "/dir", "")
-	ops := make([]framework.Op, 300)
-	for i := range ops {
-		ops[i] = framework.CreateOp(fmt.Sprintf("/dir/n%03d", i), []byte{byte(i)}, framework.Persistent)
-	}
-	if _, err := w.Txn(ctx, ops...); err != nil {
-		t.Fatal(err)
-	}
+	c, w, counter, proxy := countedThroughProxy(t)
+	makeDir(t, w, 300)
 	before := countReads(counter)
 	cc, r := startCache(t, c, "/dir")
 	r.until(t, cache.Initialized)
@@ -395,20 +379,9 @@ func TestPersistentLoadSplitsATooLongReply(t *testing.T) {
 // check's Pzxid shows the children changed (here none); the change made
 // while away is found.
 func TestOneShotResyncChecksInBatches(t *testing.T) {
-	ns := recipestest.Namespace(t)
-	counter := zkharness.NewCounter()
-	proxy := recipestest.StartProxy(t, server.Addr())
-	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
-	w := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	c, w, counter, proxy := countedThroughProxy(t)
 	ctx := ctxT(t)
-	mustCreate(t, w, "/dir", "")
-	ops := make([]framework.Op, 300)
-	for i := range ops {
-		ops[i] = framework.CreateOp(fmt.Sprintf("/dir/n%03d", i), []byte{byte(i)}, framework.Persistent)
-	}
-	if _, err := w.Txn(ctx, ops...); err != nil {
-		t.Fatal(err)
-	}
+	makeDir(t, w, 300)
 	before := countReads(counter)
 	cc, r := startCache(t, c, "/dir", cache.WithOneShotWatches())
 	r.until(t, cache.Initialized)
@@ -446,5 +419,30 @@ func TestOneShotResyncChecksInBatches(t *testing.T) {
 	}
 	if d := diff(want, cc.Snapshot()); d != "" {
 		t.Fatalf("the cache differs from the server: %s", d)
+	}
+}
+
+// countedThroughProxy starts a client through a proxy, its requests
+// counted, and a second client to write with, in a namespace of their own.
+func countedThroughProxy(t *testing.T) (c, w *framework.Client, counter *zkharness.Counter, proxy *zkharness.Proxy) {
+	ns := recipestest.Namespace(t)
+	counter = zkharness.NewCounter()
+	proxy = recipestest.StartProxy(t, server.Addr())
+	c = recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
+	w = recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	return c, w, counter, proxy
+}
+
+// makeDir makes /dir with n children, /dir/n000 on, each its number as
+// its one byte of data, in one transaction.
+func makeDir(t *testing.T, w *framework.Client, n int) {
+	t.Helper()
+	mustCreate(t, w, "/dir", "")
+	ops := make([]framework.Op, n)
+	for i := range ops {
+		ops[i] = framework.CreateOp(fmt.Sprintf("/dir/n%03d", i), []byte{byte(i)}, framework.Persistent)
+	}
+	if _, err := w.Txn(ctxT(t), ops...); err != nil {
+		t.Fatal(err)
 	}
 }

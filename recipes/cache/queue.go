@@ -49,30 +49,7 @@ type queue struct {
 	fifo        []key
 	cur         uint64 // the current generation
 	outstanding int    // reads of generation cur not yet applied
-	held        int    // holds (hold) under way: no read is handed out
 	wake        chan struct{}
-}
-
-// hold stops reads being handed out until release: the reads a listing
-// asks for are queued whole, and the workers then take them in full
-// batches (see nextBatch).
-func (q *queue) hold() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.held++
-}
-
-// release ends a hold.
-func (q *queue) release() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.held--
-	if q.held == 0 && len(q.fifo) > 0 {
-		select {
-		case q.wake <- struct{}{}:
-		default:
-		}
-	}
 }
 
 func newQueue() *queue {
@@ -121,6 +98,23 @@ func (q *queue) addLocked(k key, gen uint64, watch bool) {
 			q.outstanding++
 		}
 		t.gen = gen
+	}
+}
+
+// addAll asks in one step, on behalf of generation gen, for the reads
+// reads, and for those of again that are queued or in flight already (one
+// in flight is made again once applied): a listing's reads, which the
+// workers then take in full batches (nextBatch).
+func (q *queue) addAll(reads, again []key, gen uint64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, k := range reads {
+		q.addLocked(k, gen, true)
+	}
+	for _, k := range again {
+		if q.tasks[k] != nil {
+			q.addLocked(k, gen, true)
+		}
 	}
 }
 
@@ -177,7 +171,7 @@ func (q *queue) next(ctx context.Context) (key, bool, bool) {
 func (q *queue) nextBatch(ctx context.Context, batch []key, max int, watchless bool) ([]key, bool, bool) {
 	for {
 		q.mu.Lock()
-		if len(q.fifo) > 0 && q.held == 0 {
+		if len(q.fifo) > 0 {
 			batch = append(batch[:0], q.pop())
 			watch := q.tasks[batch[0]].watch
 			for batch[0].kind == dataRead && (watchless || !watch) && len(batch) < max && len(q.fifo) > 0 && q.fifo[0].kind == dataRead && (watchless || !q.tasks[q.fifo[0]].watch) {
@@ -190,7 +184,7 @@ func (q *queue) nextBatch(ctx context.Context, batch []key, max int, watchless b
 		select {
 		case <-q.wake:
 			q.mu.Lock()
-			if len(q.fifo) > 0 && q.held == 0 { // pass the wake-up on to another worker
+			if len(q.fifo) > 0 { // pass the wake-up on to another worker
 				select {
 				case q.wake <- struct{}{}:
 				default:

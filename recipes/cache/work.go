@@ -404,22 +404,21 @@ func (c *Cache) listLocked(e *entry, names []string, stat *framework.Stat, gen u
 	}
 	slices.Sort(next)
 	next = slices.Clip(next)
-	if len(next) > 0 {
-		c.q.hold() // the children's reads go out in full batches
-		defer c.q.release()
-	}
+	// Read each new name, and each whose node the cache lacks (a read
+	// found it gone, and it is back: a missing node sets no watch, so only
+	// this listing can tell); read again each with a read under way, which
+	// may have been answered before this listing (the node deleted then,
+	// and made again since: a late "no node" must not be the last word).
+	var reads, again []key
 	for _, name := range next {
-		// A new name; or one whose node the cache lacks (a read found it
-		// gone, and it is back: a missing node sets no watch, so only
-		// this listing can tell); or one with a read under way, which may
-		// have been answered before this listing (the node deleted then,
-		// and made again since: a late "no node" must not be the last
-		// word). Read it (again).
-		child := framework.JoinPath(path, name)
-		if !e.listed(name) || c.nodes[child] == nil || c.q.pending(key{child, dataRead}) {
-			c.q.add(key{child, dataRead}, gen)
+		k := key{framework.JoinPath(path, name), dataRead}
+		if !e.listed(name) || c.nodes[k.path] == nil {
+			reads = append(reads, k)
+		} else {
+			again = append(again, k)
 		}
 	}
+	c.q.addAll(reads, again, gen)
 	for _, name := range e.children {
 		if _, ok := slices.BinarySearch(next, name); ok {
 			continue
