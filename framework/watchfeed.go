@@ -66,7 +66,7 @@ func (f *watchFeed) deliverEvent(full string, we WatchEvent) {
 }
 
 // each calls every function registered for the server path p with the
-// event made once, by make, if any is.
+// event made once, by build, if any is.
 func (f *watchFeed) each(p string, build func() WatchEvent) {
 	subs := f.subs.Load()
 	if subs == nil || len(*subs) == 0 {
