@@ -68,15 +68,16 @@ type entry struct {
 	path     string // the key of c.nodes that holds it
 	data     []byte
 	stat     framework.Stat
-	children []string         // sorted names from the latest listing applied; nil if not listed
+	children []string         // sorted names from the latest listing applied, and in the persistent mode those its children's reads added since; nil if not listed
 	pzxid    int64            // the latest listing's Pzxid
+	deleted  int32            // reads that found a child it names gone, since that listing (see goneLocked)
 	gone     map[string]int64 // children removed by a listing while their read was in flight: name -> that listing's Pzxid
 }
 
 // node returns the cached node e holds.
 func (e *entry) node() Node { return Node{Path: e.path, Data: e.data, Stat: e.stat} }
 
-// listed reports whether the latest listing of e's children named name.
+// listed reports whether e's children name name.
 func (e *entry) listed(name string) bool {
 	_, ok := slices.BinarySearch(e.children, name)
 	return ok

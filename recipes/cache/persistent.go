@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/gocurator/curator/framework"
@@ -94,15 +95,79 @@ func (c *Cache) notifiedPersistent(ev framework.WatchEvent) {
 	case framework.EventNodeDataChanged:
 		c.q.add(key{ev.Path, dataRead}, 0)
 	case framework.EventNodeCreated, framework.EventNodeDeleted:
-		if ev.Path == c.root {
-			c.q.add(key{ev.Path, dataRead}, 0)
+		// The node's own read says whether it is there: it adds the
+		// node to its parent's children (joinLocked) or takes it out
+		// of the cache (goneLocked). A listing of the parent would
+		// cost the directory's size for each child made or deleted.
+		if ev.Path != c.root && c.opts.filter != nil && !c.opts.filter(ev.Path) {
 			return
 		}
-		if ev.Type == framework.EventNodeDeleted {
-			c.q.add(key{ev.Path, dataRead}, 0)
+		c.q.add(key{ev.Path, dataRead}, 0)
+	}
+}
+
+// joinLocked adds path to its parent's children, in the persistent mode,
+// when a read of it finds a node its parent's listing does not name, and
+// reports whether it did. The watch told of every child made since that
+// listing, and the read followed the notification: a node made after the
+// listing (a Czxid above its Pzxid) is a new child. One made before it,
+// and not named, was deleted before the listing was taken: the read is
+// older than the listing, and changes nothing. If the parent is not cached
+// or not listed yet, its read or its listing, which may have been answered
+// before the node was made, is asked for again: made after this read, it
+// finds the node. c.mu is held.
+func (c *Cache) joinLocked(path string, stat *framework.Stat, gen uint64) bool {
+	if !c.persistent.Load() || stat == nil || c.state != started || path == c.root {
+		return false
+	}
+	if d := c.depthOf(path); d < 1 || d > c.opts.maxDepth || c.opts.filter != nil && !c.opts.filter(path) {
+		return false
+	}
+	parent, name := framework.SplitPath(path)
+	pe := c.nodes[parent]
+	switch {
+	case pe == nil:
+		if parent == c.root || c.opts.filter == nil || c.opts.filter(parent) {
+			c.q.add(key{parent, dataRead}, gen)
 		}
-		parent, _ := framework.SplitPath(ev.Path)
-		c.q.add(key{parent, childrenRead}, 0)
+		return false
+	case pe.children == nil:
+		c.q.add(key{parent, childrenRead}, gen)
+		return false
+	case stat.Czxid <= pe.pzxid:
+		return false
+	}
+	i, _ := slices.BinarySearch(pe.children, name)
+	pe.children = slices.Insert(pe.children, i, name)
+	return true
+}
+
+// forgetAfter is the fewest names of deleted children a directory
+// keeps before it is listed again (see goneLocked).
+const forgetAfter = 32
+
+// goneLocked notes, in the persistent mode, that a read found the child
+// path, which its parent's children name, gone. Its name stays there (a
+// later listing drops it): the read may have been answered before a
+// listing that named a node made again since, and be applied after it,
+// and only a name kept lets that node's next read add it. A directory's
+// deletions are read, not listed (a listing costs the directory's size),
+// so the names gather: once they are half its names, and forgetAfter at
+// least, the directory is listed again. Each deletion costs its read
+// and, spread over them, one listing per half the directory. c.mu is
+// held.
+func (c *Cache) goneLocked(path string, gen uint64) {
+	if !c.persistent.Load() || path == c.root {
+		return
+	}
+	parent, _ := framework.SplitPath(path)
+	pe := c.nodes[parent]
+	if pe == nil || pe.children == nil {
+		return
+	}
+	pe.deleted++
+	if int(pe.deleted) >= max(forgetAfter, len(pe.children)/2) {
+		c.q.add(key{parent, childrenRead}, gen)
 	}
 }
 

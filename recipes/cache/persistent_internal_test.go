@@ -370,3 +370,130 @@ func TestResyncKeepsTheMarkOfAReadUnderWay(t *testing.T) {
 		t.Fatalf("events %s; want the old c created once (the load), deleted, and the new one created", got)
 	}
 }
+
+// notify queues the reads a persistent watch's notification calls for.
+func notify(c *Cache, typ framework.EventType, path string) {
+	c.notifiedPersistent(framework.WatchEvent{Type: typ, Path: path})
+}
+
+// TestOlderListingKeepsAChildItsReadAdded: a child made after the
+// parent's listing was taken is added by its own read; that listing,
+// applied after the read, does not take the child out.
+func TestOlderListingKeepsAChildItsReadAdded(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{
+		"/t":   {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"a"}},
+		"/t/a": {data: "x", czxid: 2, mzxid: 2, pzxid: 2},
+	}
+	serve(t, c, tree)
+	old := tree["/t"] // a listing of /t taken now, applied later
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 3, children: []string{"a", "b"}}
+	tree["/t/b"] = srvNode{data: "y", czxid: 3, mzxid: 3, pzxid: 3}
+	notify(c, framework.EventNodeCreated, "/t/b")
+	if got := strings.Join(serve(t, c, tree), ", "); got != "data /t/b" {
+		t.Fatalf("a child made cost %s, want its read alone", got)
+	}
+	wantCached(t, c, "/t /t/a /t/b")
+	c.applyChildren("/t", slices.Clone(old.children), srvStat(old))
+	wantCached(t, c, "/t /t/a /t/b")
+	if got := c.nodes["/t"].children; !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("/t's children %q, want a and b", got)
+	}
+}
+
+// TestReadOlderThanAListingAddsNothing: a child's read, answered before it
+// was deleted, is applied after a listing that no longer names it: the
+// child was made before that listing, so the read is older, and the
+// cache does not hold the deleted child even for a moment.
+func TestReadOlderThanAListingAddsNothing(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{
+		"/t":   {czxid: 1, mzxid: 1, pzxid: 1},
+		"/t/a": {data: "x", czxid: 2, mzxid: 2, pzxid: 2},
+	}
+	serve(t, c, tree)
+	wantCached(t, c, "/t")
+	// /t/a, made at 2, and deleted at 3: its read was answered between.
+	c.applyChildren("/t", nil, &framework.Stat{Czxid: 1, Mzxid: 1, Pzxid: 3})
+	c.applyData("/t/a", []byte("x"), srvStat(tree["/t/a"]))
+	wantCached(t, c, "/t")
+	c.applyData("/t/a", []byte("x"), &framework.Stat{Czxid: 4, Mzxid: 4, Pzxid: 4}) // made again at 4
+	wantCached(t, c, "/t /t/a")
+}
+
+// TestReadOfAChildBeforeItsParentReadsTheParentAgain: a node and its child
+// are made one after the other; the child's read is applied before the
+// parent is cached, and the parent's read was answered before the child
+// was made (no children). The child's read asks for the parent's again,
+// which then finds and lists the child.
+func TestReadOfAChildBeforeItsParentReadsTheParentAgain(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+	serve(t, c, tree)
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"a"}}
+	tree["/t/a"] = srvNode{czxid: 2, mzxid: 2, pzxid: 2}
+	notify(c, framework.EventNodeCreated, "/t/a")
+	parent, _, _ := c.q.next(context.Background()) // /t/a's read, answered now
+	early := tree["/t/a"]
+	tree["/t/a"] = srvNode{czxid: 2, mzxid: 2, pzxid: 3, children: []string{"b"}}
+	tree["/t/a/b"] = srvNode{data: "y", czxid: 3, mzxid: 3, pzxid: 3}
+	notify(c, framework.EventNodeCreated, "/t/a/b")
+	step(t, c, key{"/t/a/b", dataRead}, func() { answer(c, tree, key{"/t/a/b", dataRead}) })
+	reply(c, map[string]srvNode{"/t/a": early}, parent)
+	wantCached(t, c, "/t /t/a")
+	serve(t, c, tree)
+	wantCached(t, c, "/t /t/a /t/a/b")
+}
+
+// TestDeletedChildrenAreForgottenByAListing: in the persistent mode a
+// deletion costs the deleted node's read; once the names of deleted
+// children are half a directory's, one listing drops them.
+func TestDeletedChildrenAreForgottenByAListing(t *testing.T) {
+	c := persistentEngine(t)
+	names := make([]string, 2*forgetAfter)
+	for i := range names {
+		names[i] = fmt.Sprintf("n%02d", i)
+	}
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 2, children: slices.Clone(names)}}
+	for _, name := range names {
+		tree["/t/"+name] = srvNode{czxid: 2, mzxid: 2, pzxid: 2}
+	}
+	serve(t, c, tree)
+	for i, name := range names[:forgetAfter] {
+		delete(tree, "/t/"+name)
+		tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: int64(3 + i), children: slices.Clone(names[i+1:])}
+		notify(c, framework.EventNodeDeleted, "/t/"+name)
+		want := "data /t/" + name
+		if i == forgetAfter-1 {
+			want += ", list /t"
+		}
+		if got := strings.Join(serve(t, c, tree), ", "); got != want {
+			t.Fatalf("deletion %d made %s, want %s", i, got, want)
+		}
+	}
+	if got := c.nodes["/t"].children; !slices.Equal(got, names[forgetAfter:]) {
+		t.Fatalf("/t's children %q, want %q", got, names[forgetAfter:])
+	}
+}
+
+// TestReadOfAChildOfAnUnlistedParentListsItAgain: a child is made while
+// its parent's first listing is under way, answered before the child was
+// made; the child's read, applied first, finds the parent not listed yet,
+// and asks for the listing again, which finds the child.
+func TestReadOfAChildOfAnUnlistedParentListsItAgain(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{
+		"/t":   {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"a"}},
+		"/t/a": {data: "x", czxid: 2, mzxid: 2, pzxid: 2},
+	}
+	step(t, c, key{"/t", dataRead}, func() { answer(c, tree, key{"/t", dataRead}) })
+	listing, _, _ := c.q.next(context.Background()) // /t's listing, answered now
+	early := tree["/t"]
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 3, children: []string{"a", "b"}}
+	tree["/t/b"] = srvNode{data: "y", czxid: 3, mzxid: 3, pzxid: 3}
+	notify(c, framework.EventNodeCreated, "/t/b")
+	step(t, c, key{"/t/b", dataRead}, func() { answer(c, tree, key{"/t/b", dataRead}) })
+	reply(c, map[string]srvNode{"/t": early}, listing)
+	serve(t, c, tree)
+	wantCached(t, c, "/t /t/a /t/b")
+}

@@ -287,9 +287,10 @@ func TestPersistentLoadListsOnlyInnerNodes(t *testing.T) {
 	before = now()
 	proxy.Blackhole(false)
 	r.until(t, cache.Resynced)
-	// The nine nodes cached, and the two new; /t and /t/b/c listed.
-	if got := now().minus(before); got.reads != 11 || got.lists != 2 {
-		t.Fatalf("the resync made %d data reads and %d listings, want 11 and 2", got.reads, got.lists)
+	// The nine nodes cached, and the two new; /t and /t/b/c listed, and
+	// /t/a, whose child was added by its read, not by a listing.
+	if got := now().minus(before); got.reads != 11 || got.lists != 3 {
+		t.Fatalf("the resync made %d data reads and %d listings, want 11 and 3", got.reads, got.lists)
 	}
 	converged("after the resync")
 }
@@ -340,6 +341,64 @@ func TestPersistentLoadReadsInBatches(t *testing.T) {
 	r.until(t, cache.Resynced)
 	if got := countReads(counter).minus(before); got != (readCounts{data: 5, reads: 301, multi: 5, lists: 0}) {
 		t.Fatalf("the resync made %+v requests, want five multiReads and no listing", got)
+	}
+}
+
+// TestPersistentChangeReadsOnlyTheNode: with a persistent watch a child
+// made or deleted in a directory of 300 costs the read of that child
+// alone, not a listing of the directory; the names of deleted children
+// gather until they are half the directory's, and one listing then drops
+// them.
+func TestPersistentChangeReadsOnlyTheNode(t *testing.T) {
+	c, w, counter, _ := countedThroughProxy(t)
+	ctx := ctxT(t)
+	makeDir(t, w, 300)
+	cc, r := startCache(t, c, "/dir")
+	r.until(t, cache.Initialized)
+
+	before := countReads(counter)
+	mustCreate(t, w, "/dir/new", "v")
+	if got := describe(r.next(t)); got != "Created /dir/new=v" {
+		t.Fatalf("after a create: %s", got)
+	}
+	if err := w.Delete(ctx, "/dir/n000"); err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(r.next(t)); got != "Deleted /dir/n000" {
+		t.Fatalf("after a delete: %s", got)
+	}
+	if got := countReads(counter).minus(before); got != (readCounts{data: 2, reads: 2}) {
+		t.Fatalf("a create and a delete made %+v requests, want two getData and no listing", got)
+	}
+
+	// The directory names 301 children, one of them deleted: 149 more
+	// deletions make half of them, and the directory is listed once.
+	before = countReads(counter)
+	ops := make([]framework.Op, 149)
+	for i := range ops {
+		ops[i] = framework.DeleteOp(fmt.Sprintf("/dir/n%03d", i+1), -1)
+	}
+	if _, err := w.Txn(ctx, ops...); err != nil {
+		t.Fatal(err)
+	}
+	for range ops {
+		if ev := r.next(t); ev.Type != cache.Deleted {
+			t.Fatalf("after the deletions: %s", describe(ev))
+		}
+	}
+	mustCreate(t, w, "/dir/last", "v") // its event follows the listing's reads
+	if got := describe(r.next(t)); got != "Created /dir/last=v" {
+		t.Fatalf("after the deletions and a create: %s", got)
+	}
+	if got := countReads(counter).minus(before); got.reads != 150 || got.lists != 1 {
+		t.Fatalf("149 deletions and a create made %+v requests, want 150 reads and one listing", got)
+	}
+	want, err := serverTree(ctx, w, "/dir", 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diff(want, cc.Snapshot()); d != "" || cc.Len() != 153 {
+		t.Fatalf("the cache holds %d nodes, want 153: %s", cc.Len(), d)
 	}
 }
 

@@ -133,8 +133,8 @@ func (c *Cache) awaitConnection(ctx context.Context) {
 // read makes the read k, with a watch if asked, and applies its reply; it
 // returns the error of a read that failed.
 func (c *Cache) read(ctx context.Context, k key, watch bool) error {
-	if !c.tracked(k.path) {
-		return nil
+	if !c.tracked(k.path) && (k.kind != dataRead || !c.persistent.Load()) {
+		return nil // not cached, nor a node the persistent watch told of
 	}
 	watch = watch && !c.persistent.Load()
 	var err error
@@ -226,13 +226,14 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	gen := c.q.genOf(key{path, dataRead})
-	if !c.trackedLocked(path) {
+	if !c.trackedLocked(path) && !c.joinLocked(path, stat, gen) {
 		return
 	}
 	old := c.nodes[path]
 	if stat == nil {
 		if old != nil {
 			c.removeLocked(old)
+			c.goneLocked(path, gen)
 		}
 		return
 	}
@@ -392,7 +393,7 @@ func (c *Cache) listLocked(e *entry, names []string, stat *framework.Stat, gen u
 	if e.children != nil && stat.Pzxid < e.pzxid {
 		return // overtaken by a later listing
 	}
-	e.pzxid = stat.Pzxid
+	e.pzxid, e.deleted = stat.Pzxid, 0
 	if stat.Mzxid == e.stat.Mzxid && stat.Pzxid > e.stat.Pzxid {
 		e.stat = *stat // the same data; the children's fields are newer
 	}
@@ -419,12 +420,19 @@ func (c *Cache) listLocked(e *entry, names []string, stat *framework.Stat, gen u
 		}
 	}
 	c.q.addAll(reads, again, gen)
+	var kept []string
 	for _, name := range e.children {
 		if _, ok := slices.BinarySearch(next, name); ok {
 			continue
 		}
 		child := framework.JoinPath(path, name)
 		if ce := c.nodes[child]; ce != nil {
+			if ce.stat.Czxid > stat.Pzxid {
+				// Made after this listing was taken: its own read
+				// added it (joinLocked).
+				kept = append(kept, name)
+				continue
+			}
 			c.removeLocked(ce)
 		}
 		if c.q.pending(key{child, dataRead}) {
@@ -433,6 +441,10 @@ func (c *Cache) listLocked(e *entry, names []string, stat *framework.Stat, gen u
 			}
 			e.gone[name] = stat.Pzxid
 		}
+	}
+	if len(kept) > 0 {
+		next = append(next, kept...)
+		slices.Sort(next)
 	}
 	if next == nil {
 		next = []string{} // listed, with no children
