@@ -288,9 +288,12 @@ func TestPersistentLoadListsOnlyInnerNodes(t *testing.T) {
 	proxy.Blackhole(false)
 	r.until(t, cache.Resynced)
 	// The nine nodes cached, and the two new; /t and /t/b/c listed, and
-	// /t/a, whose child was added by its read, not by a listing.
-	if got := now().minus(before); got.reads != 11 || got.lists != 3 {
-		t.Fatalf("the resync made %d data reads and %d listings, want 11 and 3", got.reads, got.lists)
+	// /t/a, whose child was added by its read, not by a listing. That
+	// listing names /t/a/x: if /t/a/x's own read is under way then, it is
+	// made again (a read answered before the listing may be older than
+	// it), a twelfth.
+	if got := now().minus(before); got.reads < 11 || got.reads > 12 || got.lists != 3 {
+		t.Fatalf("the resync made %d data reads and %d listings, want 11 (12 at most) and 3", got.reads, got.lists)
 	}
 	converged("after the resync")
 }
@@ -348,7 +351,8 @@ func TestPersistentLoadReadsInBatches(t *testing.T) {
 // made or deleted in a directory of 300 costs the read of that child
 // alone, not a listing of the directory; the names of deleted children
 // gather until they are half the directory's, and one listing then drops
-// them.
+// them (TestDeletedChildrenAreForgottenByAListing checks that no other
+// listing follows).
 func TestPersistentChangeReadsOnlyTheNode(t *testing.T) {
 	c, w, counter, _ := countedThroughProxy(t)
 	ctx := ctxT(t)
@@ -386,19 +390,16 @@ func TestPersistentChangeReadsOnlyTheNode(t *testing.T) {
 			t.Fatalf("after the deletions: %s", describe(ev))
 		}
 	}
-	mustCreate(t, w, "/dir/last", "v") // its event follows the listing's reads
-	if got := describe(r.next(t)); got != "Created /dir/last=v" {
-		t.Fatalf("after the deletions and a create: %s", got)
-	}
-	if got := countReads(counter).minus(before); got.reads != 150 || got.lists != 1 {
-		t.Fatalf("149 deletions and a create made %+v requests, want 150 reads and one listing", got)
-	}
+	recipestest.Eventually(t, "149 reads and one listing", func() (bool, string) {
+		got := countReads(counter).minus(before)
+		return got.reads == 149 && got.lists == 1, fmt.Sprintf("%+v", got)
+	})
 	want, err := serverTree(ctx, w, "/dir", 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := diff(want, cc.Snapshot()); d != "" || cc.Len() != 153 {
-		t.Fatalf("the cache holds %d nodes, want 153: %s", cc.Len(), d)
+	if d := diff(want, cc.Snapshot()); d != "" || cc.Len() != 152 {
+		t.Fatalf("the cache holds %d nodes, want 152: %s", cc.Len(), d)
 	}
 }
 
