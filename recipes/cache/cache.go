@@ -70,7 +70,7 @@ type entry struct {
 	stat     framework.Stat
 	children []string         // sorted names from the latest listing applied, and in the persistent mode those its children's reads added since; nil if not listed
 	pzxid    int64            // the latest listing's Pzxid
-	deleted  int32            // reads that found a child it names gone, since that listing (see goneLocked)
+	deleted  int32            // cached children reads found gone since that listing (see goneLocked)
 	gone     map[string]int64 // children removed by a listing while their read was in flight: name -> that listing's Pzxid
 }
 

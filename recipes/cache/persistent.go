@@ -12,11 +12,14 @@ import (
 // The persistent mode (WithPersistentWatch): one recursive watch on the
 // cache's path tells of every create, data change and delete below it (a
 // cache of the node alone, WithMaxDepth(0), watches it without its
-// subtree), and the reads set no watch. Each notification queues the
-// reads the one-shot mode's watches would have queued: a data change the node's data; a
-// create or a delete (for which a recursive watch sends no children
-// change) the parent's listing too, which the convergence rules of
-// applyChildren and applyData then settle as before.
+// subtree), and the reads set no watch. Each notification queues the read
+// of the node's data, a create's and a delete's too (a recursive watch
+// sends no children change): the read adds a new node to its parent's
+// children (joinLocked) or takes a deleted one out of the cache
+// (goneLocked), and the convergence rules of applyData and applyChildren
+// settle the replies as in the one-shot mode. A node's children are
+// listed when it is first cached, and by any read of it that finds its
+// Pzxid moved since its last listing.
 
 // disarmLimit bounds Close's removal of the watch.
 const disarmLimit = 5 * time.Second
@@ -92,30 +95,44 @@ func (c *Cache) notifiedPersistent(ev framework.WatchEvent) {
 		return
 	}
 	switch ev.Type {
-	case framework.EventNodeDataChanged:
-		c.q.add(key{ev.Path, dataRead}, 0)
-	case framework.EventNodeCreated, framework.EventNodeDeleted:
+	case framework.EventNodeDataChanged, framework.EventNodeCreated, framework.EventNodeDeleted:
 		// The node's own read says whether it is there: it adds the
 		// node to its parent's children (joinLocked) or takes it out
 		// of the cache (goneLocked). A listing of the parent would
 		// cost the directory's size for each child made or deleted.
-		if ev.Path != c.root && c.opts.filter != nil && !c.opts.filter(ev.Path) {
+		if c.filtered(ev.Path) {
 			return
 		}
 		c.q.add(key{ev.Path, dataRead}, 0)
 	}
 }
 
+// filtered reports whether the filter refuses path or a node above it
+// (below the cache's own): nothing there is cached.
+func (c *Cache) filtered(path string) bool {
+	if c.opts.filter == nil {
+		return false
+	}
+	for p := path; p != c.root && len(p) > len(c.root); p, _ = framework.SplitPath(p) {
+		if !c.opts.filter(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // joinLocked adds path to its parent's children, in the persistent mode,
-// when a read of it finds a node its parent's listing does not name, and
-// reports whether it did. The watch told of every child made since that
-// listing, and the read followed the notification: a node made after the
-// listing (a Czxid above its Pzxid) is a new child. One made before it,
-// and not named, was deleted before the listing was taken: the read is
-// older than the listing, and changes nothing. If the parent is not cached
-// or not listed yet, its read or its listing, which may have been answered
-// before the node was made, is asked for again: made after this read, it
-// finds the node. c.mu is held.
+// when a read of it finds a node they do not name, and reports whether it
+// did. The parent's children are its latest listing's names, as of that
+// listing's Pzxid, with the nodes its children's reads added since. A
+// node made after that listing (a Czxid above its Pzxid) is a new child,
+// told of by the watch, or read again by the resync that follows a gap in
+// it. One made before it, and not named, was deleted before the listing
+// was taken: the read is older than the listing, and changes nothing.
+// If the parent is not cached or not listed yet, or its own read is
+// pending (it may have been deleted and made again: the entry held is
+// then the old node's), the parent's read or listing is asked for again;
+// made after this read, it finds the node. c.mu is held.
 func (c *Cache) joinLocked(path string, stat *framework.Stat, gen uint64) bool {
 	if !c.persistent.Load() || stat == nil || c.state != started || path == c.root {
 		return false
@@ -127,7 +144,7 @@ func (c *Cache) joinLocked(path string, stat *framework.Stat, gen uint64) bool {
 	pe := c.nodes[parent]
 	switch {
 	case pe == nil:
-		if parent == c.root || c.opts.filter == nil || c.opts.filter(parent) {
+		if !c.filtered(parent) {
 			c.q.add(key{parent, dataRead}, gen)
 		}
 		return false
@@ -136,26 +153,29 @@ func (c *Cache) joinLocked(path string, stat *framework.Stat, gen uint64) bool {
 		return false
 	case stat.Czxid <= pe.pzxid:
 		return false
+	case c.q.pending(key{parent, dataRead}):
+		c.q.add(key{parent, dataRead}, gen)
+		return false
 	}
 	i, _ := slices.BinarySearch(pe.children, name)
 	pe.children = slices.Insert(pe.children, i, name)
 	return true
 }
 
-// forgetAfter is the fewest names of deleted children a directory
-// keeps before it is listed again (see goneLocked).
+// forgetAfter is the fewest deletions a directory's children name before
+// it is listed again (see goneLocked).
 const forgetAfter = 32
 
-// goneLocked notes, in the persistent mode, that a read found the child
-// path, which its parent's children name, gone. Its name stays there (a
-// later listing drops it): the read may have been answered before a
-// listing that named a node made again since, and be applied after it,
-// and only a name kept lets that node's next read add it. A directory's
-// deletions are read, not listed (a listing costs the directory's size),
-// so the names gather: once they are half its names, and forgetAfter at
-// least, the directory is listed again. Each deletion costs its read
-// and, spread over them, one listing per half the directory. c.mu is
-// held.
+// goneLocked notes, in the persistent mode, that a read found the cached
+// child path gone, and took it out of the cache. Its name stays among its
+// parent's children (a later listing drops it): the read may have been
+// answered before a listing that named a node made again since, and be
+// applied after it, and only a name kept lets that node's next read add
+// it. A directory's deletions are read, not listed (a listing costs the
+// directory's size), so the names gather: once the deletions since its
+// last listing are half its names, and forgetAfter at least, the
+// directory is listed again. Each deletion costs its read and, spread
+// over them, one listing per half the directory. c.mu is held.
 func (c *Cache) goneLocked(path string, gen uint64) {
 	if !c.persistent.Load() || path == c.root {
 		return

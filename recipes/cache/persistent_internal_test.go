@@ -497,3 +497,166 @@ func TestReadOfAChildOfAnUnlistedParentListsItAgain(t *testing.T) {
 	serve(t, c, tree)
 	wantCached(t, c, "/t /t/a /t/b")
 }
+
+// TestResyncRedoesAReadOfANodeNotCachedYet: a new node's read, asked for by
+// its notification and answered before the connection dropped, is applied
+// after the resync began; the node changed while the watch was away. The
+// node does not join its parent while the parent's read is pending; that
+// read finds the parent's children changed, and the listing reads the
+// node again.
+func TestResyncRedoesAReadOfANodeNotCachedYet(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+	serve(t, c, tree)
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"n"}}
+	tree["/t/n"] = srvNode{data: "v1", czxid: 2, mzxid: 2, pzxid: 2}
+	notify(c, framework.EventNodeCreated, "/t/n")
+	inFlight, _, _ := c.q.next(context.Background()) // n's read, answered now
+	then := maps.Clone(tree)
+	tree["/t/n"] = srvNode{data: "v2", czxid: 2, mzxid: 3, pzxid: 2} // set while the watch was away
+	resync(c)
+	reply(c, then, inFlight)
+	serve(t, c, tree)
+	if n := c.nodes["/t/n"]; n == nil || string(n.data) != "v2" {
+		t.Fatalf("/t/n: %+v, want v2", n)
+	}
+}
+
+// TestResyncRedoesTheReadsOfANewNodeAndItsChild: a new node p and its new
+// child n, both read before the watch was set again (p with no children),
+// n deleted while the watch was away; both replies applied after the
+// resync began. The cache does not keep n.
+func TestResyncRedoesTheReadsOfANewNodeAndItsChild(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+	serve(t, c, tree)
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}}
+	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 2}
+	notify(c, framework.EventNodeCreated, "/t/p")
+	pRead, _, _ := c.q.next(context.Background())
+	thenP := maps.Clone(tree)
+	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 3, children: []string{"n"}}
+	tree["/t/p/n"] = srvNode{data: "x", czxid: 3, mzxid: 3, pzxid: 3}
+	notify(c, framework.EventNodeCreated, "/t/p/n")
+	nRead, _, _ := c.q.next(context.Background())
+	thenN := maps.Clone(tree)
+	delete(tree, "/t/p/n") // while the watch was away
+	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 4}
+	resync(c)
+	reply(c, thenP, pRead)
+	reply(c, thenN, nRead)
+	serve(t, c, tree)
+	wantCached(t, c, "/t /t/p")
+}
+
+// TestNoChildJoinsAParentMadeAgain: a node p deleted and made again, then
+// given a child c, whose read is applied while the old p is cached and
+// p's read is pending. c does not join the old p (it would be reported
+// Created, then Deleted with it, then Created again); p's read, made
+// again, replaces p and lists c.
+func TestNoChildJoinsAParentMadeAgain(t *testing.T) {
+	c := persistentEngine(t)
+	var events []string
+	if _, err := c.AddListener(func(ev Event) { events = append(events, ev.Type.String()+" "+ev.Path) }); err != nil {
+		t.Fatal(err)
+	}
+	tree := map[string]srvNode{
+		"/t":   {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}},
+		"/t/p": {data: "a", czxid: 2, mzxid: 2, pzxid: 2},
+	}
+	serve(t, c, tree)
+	tree["/t/p"] = srvNode{data: "b", czxid: 2, mzxid: 3, pzxid: 2}
+	notify(c, framework.EventNodeDataChanged, "/t/p")
+	pRead, _, _ := c.q.next(context.Background()) // answered now: the old p
+	then := maps.Clone(tree)
+	// p deleted at 4, made again at 5, its child c made at 6.
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 5, children: []string{"p"}}
+	tree["/t/p"] = srvNode{data: "n", czxid: 5, mzxid: 5, pzxid: 6, children: []string{"c"}}
+	tree["/t/p/c"] = srvNode{data: "c", czxid: 6, mzxid: 6, pzxid: 6}
+	notify(c, framework.EventNodeDeleted, "/t/p")
+	notify(c, framework.EventNodeCreated, "/t/p")
+	notify(c, framework.EventNodeCreated, "/t/p/c")
+	reply(c, then, pRead) // p's read is made again after c's
+	serve(t, c, tree)
+	c.listeners.Close()
+	wantCached(t, c, "/t /t/p /t/p/c")
+	if got, want := strings.Join(events, ", "), "Created /t, Created /t/p, Initialized , Changed /t/p, Deleted /t/p, Created /t/p, Created /t/p/c"; got != want {
+		t.Fatalf("events %s, want %s", got, want)
+	}
+}
+
+// TestGoneMarksGoWithTheirReads: a listing that drops a child whose read
+// is under way marks it; the read's reply, "no node", takes the mark, so a
+// churn of unique names (a queue) leaves no marks behind.
+func TestGoneMarksGoWithTheirReads(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+	serve(t, c, tree)
+	z := int64(1)
+	for i := range 200 {
+		name := fmt.Sprintf("q%04d", i)
+		z++
+		tree["/t/"+name] = srvNode{czxid: z, mzxid: z, pzxid: z}
+		tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: z, children: []string{name}}
+		notify(c, framework.EventNodeCreated, "/t/"+name)
+		serve(t, c, tree)
+		z++
+		delete(tree, "/t/"+name)
+		tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: z}
+		notify(c, framework.EventNodeDeleted, "/t/"+name)
+		k, _, _ := c.q.next(context.Background())        // the deletion's read, under way
+		c.applyChildren("/t", nil, srvStat(tree["/t"])) // a listing applied meanwhile
+		reply(c, tree, k)
+	}
+	wantCached(t, c, "/t")
+	if n := len(c.nodes["/t"].gone); n > 0 {
+		t.Fatalf("/t keeps %d gone marks after 200 children came and went", n)
+	}
+}
+
+// TestChurnKeepsTheNamesBounded: 5,000 children made and deleted one after
+// the other, 10 alive at a time: the names of deleted children a directory
+// keeps stay bounded, and it is listed once per forgetAfter deletions.
+func TestChurnKeepsTheNamesBounded(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+	serve(t, c, tree)
+	z := int64(1)
+	var live []string
+	peak, lists := 0, 0
+	apply := func() {
+		for _, m := range serve(t, c, tree) {
+			if m == "list /t" {
+				lists++
+			}
+		}
+	}
+	const n, alive = 5000, 10
+	for i := range n {
+		name := fmt.Sprintf("q%05d", i)
+		z++
+		tree["/t/"+name] = srvNode{czxid: z, mzxid: z, pzxid: z}
+		live = append(live, name)
+		tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: z, children: slices.Clone(live)}
+		notify(c, framework.EventNodeCreated, "/t/"+name)
+		apply()
+		if len(live) > alive {
+			z++
+			delete(tree, "/t/"+live[0])
+			notify(c, framework.EventNodeDeleted, "/t/"+live[0])
+			live = live[1:]
+			tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: z, children: slices.Clone(live)}
+			apply()
+		}
+		peak = max(peak, len(c.nodes["/t"].children))
+	}
+	if peak > forgetAfter+alive+1 {
+		t.Fatalf("/t named %d children at most, want %d at most", peak, forgetAfter+alive+1)
+	}
+	if want := (n - alive) / forgetAfter; lists != want {
+		t.Fatalf("/t was listed %d times, want %d", lists, want)
+	}
+	if got := strings.Join(cachedPaths(c), " "); got != "/t /t/"+strings.Join(live, " /t/") {
+		t.Fatalf("cached %s", got)
+	}
+}

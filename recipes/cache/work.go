@@ -134,7 +134,7 @@ func (c *Cache) awaitConnection(ctx context.Context) {
 // returns the error of a read that failed.
 func (c *Cache) read(ctx context.Context, k key, watch bool) error {
 	if !c.tracked(k.path) && (k.kind != dataRead || !c.persistent.Load()) {
-		return nil // not cached, nor a node the persistent watch told of
+		return nil // not cached; in the persistent mode a data read may add its node (joinLocked)
 	}
 	watch = watch && !c.persistent.Load()
 	var err error
@@ -226,6 +226,22 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	gen := c.q.genOf(key{path, dataRead})
+	if c.state != started {
+		return
+	}
+	if path != c.root {
+		// A listing that dropped the node while this read was under way
+		// left a mark; the reads after this one are newer than it.
+		parent, name := framework.SplitPath(path)
+		if pe := c.nodes[parent]; pe != nil {
+			if pz, ok := pe.gone[name]; ok {
+				delete(pe.gone, name)
+				if stat != nil && stat.Czxid <= pz {
+					return // read before a listing that found the node deleted
+				}
+			}
+		}
+	}
 	if !c.trackedLocked(path) && !c.joinLocked(path, stat, gen) {
 		return
 	}
@@ -236,16 +252,6 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 			c.goneLocked(path, gen)
 		}
 		return
-	}
-	if path != c.root {
-		parent, name := framework.SplitPath(path)
-		pe := c.nodes[parent]
-		if pz, ok := pe.gone[name]; ok {
-			delete(pe.gone, name)
-			if stat.Czxid <= pz {
-				return // read before a listing that found the node deleted
-			}
-		}
 	}
 	if c.opts.withoutData {
 		data = nil
@@ -308,7 +314,11 @@ func (c *Cache) listable(e *entry) bool {
 // as of its Pzxid, and a Pzxid no newer than the latest listing's says
 // that listing still holds. Only a node whose children changed is
 // listed: a load lists its inner nodes, not its leaves, and a resync only
-// the nodes whose children changed while it was away.
+// the nodes whose children changed while it was away. Any read does,
+// not only a load's: a read asked for again (joinLocked, applyChildren)
+// must find the children that an older read of it could not show. So a
+// directory whose children its reads changed (joinLocked, goneLocked) is
+// listed at its next data read.
 func (c *Cache) settleChildrenLocked(e *entry, stat *framework.Stat, gen uint64) {
 	switch {
 	case !c.persistent.Load():
