@@ -604,7 +604,7 @@ func TestGoneMarksGoWithTheirReads(t *testing.T) {
 		delete(tree, "/t/"+name)
 		tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: z}
 		notify(c, framework.EventNodeDeleted, "/t/"+name)
-		k, _, _ := c.q.next(context.Background())        // the deletion's read, under way
+		k, _, _ := c.q.next(context.Background())       // the deletion's read, under way
 		c.applyChildren("/t", nil, srvStat(tree["/t"])) // a listing applied meanwhile
 		reply(c, tree, k)
 	}
