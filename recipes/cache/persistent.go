@@ -100,9 +100,8 @@ func (c *Cache) notifiedPersistent(ev framework.WatchEvent) {
 		// node to its parent's children (joinLocked) or takes it out
 		// of the cache (goneLocked). A listing of the parent would
 		// cost the directory's size for each child made or deleted.
-		if c.filtered(ev.Path) {
-			return
-		}
+		// (This runs on the connection's goroutine: the filter is
+		// called by the worker that takes the read, see wanted.)
 		c.q.add(key{ev.Path, dataRead}, 0)
 	}
 }
@@ -153,12 +152,31 @@ func (c *Cache) joinLocked(path string, stat *framework.Stat, gen uint64) bool {
 		return false
 	case stat.Czxid <= pe.pzxid:
 		return false
-	case c.q.pending(key{parent, dataRead}):
-		c.q.add(key{parent, dataRead}, gen)
+	case c.awaitParentLocked(path, gen):
 		return false
 	}
 	i, _ := slices.BinarySearch(pe.children, name)
 	pe.children = slices.Insert(pe.children, i, name)
+	return true
+}
+
+// awaitParentLocked reports whether the parent of path, a node new to the
+// cache (or made again), has its own read pending, in the persistent mode.
+// The parent may have been deleted and made again, and the entry the cache
+// holds be the old node's: the node is not added under it (it would be
+// reported Created, then Deleted with the old parent, then Created
+// again). The parent's read is asked for again, and the node's if the
+// cache holds an older one: the parent's read replaces the parent or,
+// its Pzxid moved, lists its children, and finds the node. c.mu is held.
+func (c *Cache) awaitParentLocked(path string, gen uint64) bool {
+	parent, _ := framework.SplitPath(path)
+	if !c.persistent.Load() || path == c.root || !c.q.pending(key{parent, dataRead}) {
+		return false
+	}
+	c.q.add(key{parent, dataRead}, gen)
+	if c.nodes[path] != nil {
+		c.q.add(key{path, dataRead}, gen)
+	}
 	return true
 }
 

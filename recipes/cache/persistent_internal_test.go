@@ -660,3 +660,200 @@ func TestChurnKeepsTheNamesBounded(t *testing.T) {
 		t.Fatalf("cached %s", got)
 	}
 }
+
+// recordEvents records the engine's events as "Type path".
+func recordEvents(t *testing.T, c *Cache) *[]string {
+	var events []string
+	if _, err := c.AddListener(func(ev Event) { events = append(events, ev.Type.String()+" "+ev.Path) }); err != nil {
+		t.Fatal(err)
+	}
+	return &events
+}
+
+// TestNoChildUnderAKeptNameJoinsAParentMadeAgain: a child deleted (its name
+// kept among its parent's children, see goneLocked), the parent deleted
+// and made again, the child made again under it; the child's read is
+// applied while the parent's is pending. It is not added under the old
+// parent (Created, then Deleted with it): the parent's read comes first.
+func TestNoChildUnderAKeptNameJoinsAParentMadeAgain(t *testing.T) {
+	c := persistentEngine(t)
+	events := recordEvents(t, c)
+	tree := map[string]srvNode{
+		"/t":     {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}},
+		"/t/p":   {data: "a", czxid: 2, mzxid: 2, pzxid: 3, children: []string{"c"}},
+		"/t/p/c": {data: "c", czxid: 3, mzxid: 3, pzxid: 3},
+	}
+	serve(t, c, tree)
+	// c deleted at 4: its read takes it out, its name stays in p's children.
+	delete(tree, "/t/p/c")
+	tree["/t/p"] = srvNode{data: "a", czxid: 2, mzxid: 2, pzxid: 4}
+	notify(c, framework.EventNodeDeleted, "/t/p/c")
+	serve(t, c, tree)
+	// p deleted at 5, made again at 6, c made at 7.
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 6, children: []string{"p"}}
+	tree["/t/p"] = srvNode{data: "n", czxid: 6, mzxid: 6, pzxid: 7, children: []string{"c"}}
+	tree["/t/p/c"] = srvNode{data: "c2", czxid: 7, mzxid: 7, pzxid: 7}
+	notify(c, framework.EventNodeDeleted, "/t/p")
+	notify(c, framework.EventNodeCreated, "/t/p")
+	notify(c, framework.EventNodeCreated, "/t/p/c")
+	pRead, _, _ := c.q.next(context.Background()) // p's read, sent by one worker
+	then := maps.Clone(tree)
+	step(t, c, key{"/t/p/c", dataRead}, func() { answer(c, tree, key{"/t/p/c", dataRead}) }) // c's, by another, applied first
+	reply(c, then, pRead)
+	serve(t, c, tree)
+	c.listeners.Close()
+	wantCached(t, c, "/t /t/p /t/p/c")
+	got := strings.Join(*events, ", ")
+	if want := "Created /t, Created /t/p, Created /t/p/c, Initialized , Deleted /t/p/c, Deleted /t/p, Created /t/p, Created /t/p/c"; got != want {
+		t.Fatalf("events %s\nwant   %s", got, want)
+	}
+}
+
+// TestResyncRedoesAReadFromBeforeTheGap: a new node's read, answered before
+// the watch was set again, is applied between the resync's read of its
+// parent (which asked for a listing) and that listing, and adds the node
+// with its old data. The resync made every read then in flight again, so
+// the node's change while the watch was away is read.
+func TestResyncRedoesAReadFromBeforeTheGap(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+	serve(t, c, tree)
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"n"}}
+	tree["/t/n"] = srvNode{data: "v1", czxid: 2, mzxid: 2, pzxid: 2}
+	notify(c, framework.EventNodeCreated, "/t/n")
+	inFlight, _, _ := c.q.next(context.Background()) // n's read, answered now
+	then := maps.Clone(tree)
+	tree["/t/n"] = srvNode{data: "v2", czxid: 2, mzxid: 3, pzxid: 2} // set while the watch was away
+	resync(c)
+	step(t, c, key{"/t", dataRead}, func() { answer(c, tree, key{"/t", dataRead}) }) // queues list /t
+	listing, _, _ := c.q.next(context.Background())                                  // /t's listing, answered now
+	if listing != (key{"/t", childrenRead}) {
+		t.Fatalf("next %v", listing)
+	}
+	reply(c, then, inFlight) // the old reply of n, applied late
+	reply(c, tree, listing)
+	serve(t, c, tree)
+	if n := c.nodes["/t/n"]; n == nil || string(n.data) != "v2" {
+		t.Fatalf("/t/n: %+v, want v2", n)
+	}
+}
+
+// TestResyncDropsAChildDeletedInTheGap: in the same window, a new node p
+// and its new child g, both read before the gap, g deleted while the watch
+// was away: the two old replies add them, and the reads made again take g
+// out.
+func TestResyncDropsAChildDeletedInTheGap(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+	serve(t, c, tree)
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}}
+	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 2}
+	notify(c, framework.EventNodeCreated, "/t/p")
+	pRead, _, _ := c.q.next(context.Background())
+	thenP := maps.Clone(tree)
+	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 3, children: []string{"g"}}
+	tree["/t/p/g"] = srvNode{data: "x", czxid: 3, mzxid: 3, pzxid: 3}
+	notify(c, framework.EventNodeCreated, "/t/p/g")
+	gRead, _, _ := c.q.next(context.Background())
+	thenG := maps.Clone(tree)
+	delete(tree, "/t/p/g") // while the watch was away
+	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 4}
+	resync(c)
+	step(t, c, key{"/t", dataRead}, func() { answer(c, tree, key{"/t", dataRead}) })
+	listing, _, _ := c.q.next(context.Background())
+	if listing != (key{"/t", childrenRead}) {
+		t.Fatalf("next %v", listing)
+	}
+	reply(c, thenP, pRead)
+	reply(c, thenG, gRead)
+	reply(c, tree, listing)
+	serve(t, c, tree)
+	wantCached(t, c, "/t /t/p")
+}
+
+// TestResyncReplacesAParentBeforeItsChild: p and its child c both made
+// again while the watch was away; the resync's read of c is applied
+// before p's (a resync queues its reads in no set order). c is not made
+// again under the old p: the events say p and c were made again, once.
+func TestResyncReplacesAParentBeforeItsChild(t *testing.T) {
+	c := persistentEngine(t)
+	events := recordEvents(t, c)
+	tree := map[string]srvNode{
+		"/t":     {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}},
+		"/t/p":   {czxid: 2, mzxid: 2, pzxid: 3, children: []string{"c"}},
+		"/t/p/c": {data: "c", czxid: 3, mzxid: 3, pzxid: 3},
+	}
+	serve(t, c, tree)
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 6, children: []string{"p"}}
+	tree["/t/p"] = srvNode{czxid: 6, mzxid: 6, pzxid: 7, children: []string{"c"}}
+	tree["/t/p/c"] = srvNode{data: "c2", czxid: 7, mzxid: 7, pzxid: 7}
+	resync(c)
+	var ks []key
+	for range 3 {
+		k, _, _ := c.q.next(context.Background())
+		ks = append(ks, k)
+	}
+	for _, k := range ks { // c first
+		if k.path == "/t/p/c" {
+			reply(c, tree, k)
+		}
+	}
+	for _, k := range ks {
+		if k.path != "/t/p/c" {
+			reply(c, tree, k)
+		}
+	}
+	serve(t, c, tree)
+	c.listeners.Close()
+	wantCached(t, c, "/t /t/p /t/p/c")
+	got := strings.Join(*events, ", ")
+	if want := "Created /t, Created /t/p, Created /t/p/c, Initialized , Deleted /t/p/c, Deleted /t/p, Created /t/p, Created /t/p/c"; got != want {
+		t.Fatalf("events %s\nwant   %s", got, want)
+	}
+}
+
+// TestChildMadeWithItsParentsDataChange: a child made and its parent's
+// data set with it (a multi): the child's read finds the parent's read
+// pending and waits for it; the parent's read, its Pzxid moved, lists the
+// directory (a cost docs/recipes/cache.md names), and the child is cached.
+func TestChildMadeWithItsParentsDataChange(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+	for i := range 300 {
+		name := fmt.Sprintf("n%03d", i)
+		tree["/t/"+name] = srvNode{czxid: 2, mzxid: 2, pzxid: 2}
+		n := tree["/t"]
+		n.children = append(n.children, name)
+		n.pzxid = 2
+		tree["/t"] = n
+	}
+	serve(t, c, tree)
+	tree["/t/new"] = srvNode{czxid: 3, mzxid: 3, pzxid: 3}
+	n := tree["/t"]
+	n.children = append(slices.Clone(n.children), "new")
+	n.pzxid, n.mzxid, n.data = 3, 3, "count"
+	tree["/t"] = n
+	notify(c, framework.EventNodeCreated, "/t/new")
+	notify(c, framework.EventNodeDataChanged, "/t")
+	// one batch, as a worker takes them: new then /t
+	k1, _, _ := c.q.next(context.Background())
+	k2, _, _ := c.q.next(context.Background())
+	answer(c, tree, k1)
+	c.q.done(k1)
+	answer(c, tree, k2)
+	c.q.done(k2)
+	if k1.path != "/t/new" || k2.path != "/t" {
+		t.Fatalf("reads %v, %v, want /t/new's, then /t's", k1, k2)
+	}
+	if got, want := strings.Join(serve(t, c, tree), ", "), "list /t, data /t, data /t/new"; got != want {
+		t.Fatalf("then made %s, want %s", got, want)
+	}
+	wantCached(t, c, strings.Join(append([]string{"/t"}, func() []string {
+		var p []string
+		for _, ch := range tree["/t"].children {
+			p = append(p, "/t/"+ch)
+		}
+		slices.Sort(p)
+		return p
+	}()...), " "))
+}

@@ -125,11 +125,18 @@ type queuedRead struct {
 }
 
 // regenerate starts a load generation of reads (a resync) and of the
-// reads already asked for, in one step.
+// reads already asked for, in one step. A read in flight is made again
+// once applied: it may have gone out before the watch was set again, and
+// its reply miss a change made while the watch was away.
 func (q *queue) regenerate(reads []queuedRead) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.newGenerationLocked()
+	for _, t := range q.tasks {
+		if t.state == inFlight {
+			t.state = inFlightDirty
+		}
+	}
 	for _, r := range reads {
 		q.addLocked(r.key, q.cur, r.watch)
 	}

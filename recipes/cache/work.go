@@ -30,7 +30,7 @@ func (c *Cache) work(ctx context.Context) {
 		case !persistent || c.persistent.Load():
 			// Reads that set no watch: the persistent mode's, or a
 			// resync's checks of nodes whose one-shot watches survived.
-			c.readMany(ctx, batch)
+			c.readMany(ctx, c.keepWanted(ctx, batch))
 		default:
 			// The server refused the persistent watch while this worker
 			// waited: read one by one, each with its watch.
@@ -60,6 +60,35 @@ func (c *Cache) finish(ctx context.Context, keys []key, err error) {
 	}
 }
 
+// wanted reports whether the read k is worth making: of a node the cache
+// holds or, in the persistent mode, of a node the filter does not refuse,
+// nor a node above it (a notification's read, which may add the node).
+// The filter is called here, under c.mu, and not on the connection's
+// goroutine that delivers the notifications.
+func (c *Cache) wanted(k key) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.trackedLocked(k.path) || k.kind == dataRead && c.state == started && c.persistent.Load() && !c.filtered(k.path)
+}
+
+// keepWanted returns the reads of keys worth making (wanted), in keys'
+// storage, and finishes the others.
+func (c *Cache) keepWanted(ctx context.Context, keys []key) []key {
+	kept := keys[:0]
+	var skip []key
+	for _, k := range keys {
+		if c.wanted(k) {
+			kept = append(kept, k)
+		} else {
+			skip = append(skip, k)
+		}
+	}
+	if len(skip) > 0 {
+		c.finish(ctx, skip, nil)
+	}
+	return kept
+}
+
 // readBatch is the most data reads that set no watch (the persistent
 // mode's, and a resync's checks) one request carries: a multiRead of them
 // costs the server about what one read does, and a load of many nodes is
@@ -73,7 +102,10 @@ const readBatch = 64
 // again in two halves, down to single reads, and a server that will not
 // take the request is asked read by read.
 func (c *Cache) readMany(ctx context.Context, keys []key) {
-	if len(keys) == 1 {
+	switch len(keys) {
+	case 0:
+		return
+	case 1:
 		c.finish(ctx, keys, c.read(ctx, keys[0], false))
 		return
 	}
@@ -133,8 +165,8 @@ func (c *Cache) awaitConnection(ctx context.Context) {
 // read makes the read k, with a watch if asked, and applies its reply; it
 // returns the error of a read that failed.
 func (c *Cache) read(ctx context.Context, k key, watch bool) error {
-	if !c.tracked(k.path) && (k.kind != dataRead || !c.persistent.Load()) {
-		return nil // not cached; in the persistent mode a data read may add its node (joinLocked)
+	if !c.wanted(k) {
+		return nil
 	}
 	watch = watch && !c.persistent.Load()
 	var err error
@@ -195,14 +227,10 @@ func (c *Cache) readData(ctx context.Context, path string, watch bool) ([]byte, 
 	}
 }
 
-// tracked reports whether path is one the cache keeps: its own node, or a
-// child its listing of the parent holds, within the maximum depth.
-func (c *Cache) tracked(path string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.trackedLocked(path)
-}
-
+// trackedLocked reports whether path is one the cache keeps: its own
+// node, or one its parent's children name (a listing's names, and in the
+// persistent mode those its children's reads added, and those of deleted
+// children not listed since), within the maximum depth. c.mu is held.
 func (c *Cache) trackedLocked(path string) bool {
 	if c.state != started {
 		return false
@@ -242,8 +270,19 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 			}
 		}
 	}
-	if !c.trackedLocked(path) && !c.joinLocked(path, stat, gen) {
-		return
+	switch {
+	case !c.trackedLocked(path):
+		if !c.joinLocked(path, stat, gen) {
+			return
+		}
+	case stat == nil || path == c.root:
+	case c.nodes[path] == nil || c.nodes[path].stat.Czxid != stat.Czxid:
+		// A node new to the cache, under a name its parent's children
+		// hold (a deleted child's, see goneLocked).
+		parent, _ := framework.SplitPath(path)
+		if stat.Czxid > c.nodes[parent].pzxid && c.awaitParentLocked(path, gen) {
+			return
+		}
 	}
 	old := c.nodes[path]
 	if stat == nil {
