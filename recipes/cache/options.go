@@ -79,7 +79,8 @@ func WithoutData() Option {
 // WithFilter caches only the nodes below the cache's path for which keep
 // returns true, and nothing below a node it refuses (Curator's
 // TreeCacheSelector). keep sees full paths; the cache's own node is always
-// kept.
+// kept. The cache's goroutines call keep one call at a time, holding the
+// cache's lock: it must not call the cache.
 func WithFilter(keep func(path string) bool) Option {
 	return func(o *options) error {
 		if keep == nil {
