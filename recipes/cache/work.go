@@ -68,6 +68,10 @@ func (c *Cache) finish(ctx context.Context, keys []key, err error) {
 func (c *Cache) wanted(k key) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.wantedLocked(k)
+}
+
+func (c *Cache) wantedLocked(k key) bool {
 	return c.trackedLocked(k.path) || k.kind == dataRead && c.state == started && c.persistent.Load() && !c.filtered(k.path)
 }
 
@@ -76,13 +80,15 @@ func (c *Cache) wanted(k key) bool {
 func (c *Cache) keepWanted(ctx context.Context, keys []key) []key {
 	kept := keys[:0]
 	var skip []key
+	c.mu.Lock()
 	for _, k := range keys {
-		if c.wanted(k) {
+		if c.wantedLocked(k) {
 			kept = append(kept, k)
 		} else {
 			skip = append(skip, k)
 		}
 	}
+	c.mu.Unlock()
 	if len(skip) > 0 {
 		c.finish(ctx, skip, nil)
 	}
