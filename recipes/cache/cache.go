@@ -378,7 +378,14 @@ func (c *Cache) resyncLocked(watch bool) {
 			// gone out before the watch was set again (asked for again
 			// while in flight, a read is made again once applied), and
 			// no listing of its parent may follow to find it.
-			buf = c.readMissingLocked(e, buf, func(child string) { ask(key{child, dataRead}, watch) })
+			// A directory that lost a child since its last listing
+			// (e.deleted) is listed by its data read's settle (its
+			// Pzxid moved past the deletion), which reads every child
+			// it lacks: the names its deleted children left are not
+			// read one by one.
+			if e.deleted == 0 {
+				buf = c.readMissingLocked(e, buf, func(child string) { ask(key{child, dataRead}, watch) })
+			}
 		case e.children == nil: // never listed: no child watch to survive
 			ask(key{path, childrenRead}, true)
 		case watch: // a new session: every child watch set anew

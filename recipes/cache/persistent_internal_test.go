@@ -857,3 +857,32 @@ func TestChildMadeWithItsParentsDataChange(t *testing.T) {
 		return p
 	}()...), " "))
 }
+
+// TestResyncLeavesTheNamesOfDeletedChildrenToTheListing: a directory that
+// lost a child since its last listing keeps the child's name; a resync
+// reads the directory, which lists it (its Pzxid moved), and does not read
+// the deleted child by its name.
+func TestResyncLeavesTheNamesOfDeletedChildrenToTheListing(t *testing.T) {
+	c := persistentEngine(t)
+	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 5, children: []string{"a", "b", "c", "d"}}}
+	for i, name := range []string{"a", "b", "c", "d"} {
+		tree["/t/"+name] = srvNode{czxid: int64(2 + i), mzxid: int64(2 + i), pzxid: int64(2 + i)}
+	}
+	serve(t, c, tree)
+	delete(tree, "/t/a")
+	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 6, children: []string{"b", "c", "d"}}
+	notify(c, framework.EventNodeDeleted, "/t/a")
+	if got := strings.Join(serve(t, c, tree), ", "); got != "data /t/a" {
+		t.Fatalf("the deletion made %s, want /t/a's read alone", got)
+	}
+	resync(c)
+	made := serve(t, c, tree)
+	slices.Sort(made)
+	if got, want := strings.Join(made, ", "), "data /t, data /t/b, data /t/c, data /t/d, list /t"; got != want {
+		t.Fatalf("the resync made %s, want %s", got, want)
+	}
+	wantCached(t, c, "/t /t/b /t/c /t/d")
+	if got := c.nodes["/t"].children; !slices.Equal(got, []string{"b", "c", "d"}) {
+		t.Fatalf("/t's children %q", got)
+	}
+}
