@@ -1,7 +1,6 @@
 package cache_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
@@ -27,18 +26,7 @@ func BenchmarkChangeInADirectory(b *testing.B) {
 			c := recipestest.NewClient(b, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(counter.Dialer(nil)))
 			w := recipestest.NewClient(b, server.ConnectString(), framework.WithNamespace(ns))
 			ctx := ctxT(b)
-			if _, err := w.Create(ctx, "/dir", nil); err != nil {
-				b.Fatal(err)
-			}
-			for i := 0; i < 10_000; i += 1000 {
-				ops := make([]framework.Op, 1000)
-				for j := range ops {
-					ops[j] = framework.CreateOp(fmt.Sprintf("/dir/n%05d", i+j), []byte("0123456789"), framework.Persistent)
-				}
-				if _, err := w.Txn(ctx, ops...); err != nil {
-					b.Fatal(err)
-				}
-			}
+			makeDir(b, w, 10_000)
 			cc, err := cache.New(c, "/dir", mode.opt)
 			if err != nil {
 				b.Fatal(err)

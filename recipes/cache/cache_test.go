@@ -67,7 +67,7 @@ func describe(ev cache.Event) string {
 	return ev.Type.String()
 }
 
-func mustCreate(t *testing.T, c *framework.Client, path, data string) {
+func mustCreate(t testing.TB, c *framework.Client, path, data string) {
 	t.Helper()
 	if _, err := c.Create(ctxT(t), path, []byte(data), framework.WithParents()); err != nil {
 		t.Fatal(err)

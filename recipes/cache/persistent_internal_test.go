@@ -498,57 +498,6 @@ func TestReadOfAChildOfAnUnlistedParentListsItAgain(t *testing.T) {
 	wantCached(t, c, "/t /t/a /t/b")
 }
 
-// TestResyncRedoesAReadOfANodeNotCachedYet: a new node's read, asked for by
-// its notification and answered before the connection dropped, is applied
-// after the resync began; the node changed while the watch was away. The
-// node does not join its parent while the parent's read is pending; that
-// read finds the parent's children changed, and the listing reads the
-// node again.
-func TestResyncRedoesAReadOfANodeNotCachedYet(t *testing.T) {
-	c := persistentEngine(t)
-	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
-	serve(t, c, tree)
-	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"n"}}
-	tree["/t/n"] = srvNode{data: "v1", czxid: 2, mzxid: 2, pzxid: 2}
-	notify(c, framework.EventNodeCreated, "/t/n")
-	inFlight, _, _ := c.q.next(context.Background()) // n's read, answered now
-	then := maps.Clone(tree)
-	tree["/t/n"] = srvNode{data: "v2", czxid: 2, mzxid: 3, pzxid: 2} // set while the watch was away
-	resync(c)
-	reply(c, then, inFlight)
-	serve(t, c, tree)
-	if n := c.nodes["/t/n"]; n == nil || string(n.data) != "v2" {
-		t.Fatalf("/t/n: %+v, want v2", n)
-	}
-}
-
-// TestResyncRedoesTheReadsOfANewNodeAndItsChild: a new node p and its new
-// child n, both read before the watch was set again (p with no children),
-// n deleted while the watch was away; both replies applied after the
-// resync began. The cache does not keep n.
-func TestResyncRedoesTheReadsOfANewNodeAndItsChild(t *testing.T) {
-	c := persistentEngine(t)
-	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
-	serve(t, c, tree)
-	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}}
-	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 2}
-	notify(c, framework.EventNodeCreated, "/t/p")
-	pRead, _, _ := c.q.next(context.Background())
-	thenP := maps.Clone(tree)
-	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 3, children: []string{"n"}}
-	tree["/t/p/n"] = srvNode{data: "x", czxid: 3, mzxid: 3, pzxid: 3}
-	notify(c, framework.EventNodeCreated, "/t/p/n")
-	nRead, _, _ := c.q.next(context.Background())
-	thenN := maps.Clone(tree)
-	delete(tree, "/t/p/n") // while the watch was away
-	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 4}
-	resync(c)
-	reply(c, thenP, pRead)
-	reply(c, thenN, nRead)
-	serve(t, c, tree)
-	wantCached(t, c, "/t /t/p")
-}
-
 // TestNoChildJoinsAParentMadeAgain: a node p deleted and made again, then
 // given a child c, whose read is applied while the old p is cached and
 // p's read is pending. c does not join the old p (it would be reported
@@ -556,10 +505,7 @@ func TestResyncRedoesTheReadsOfANewNodeAndItsChild(t *testing.T) {
 // again, replaces p and lists c.
 func TestNoChildJoinsAParentMadeAgain(t *testing.T) {
 	c := persistentEngine(t)
-	var events []string
-	if _, err := c.AddListener(func(ev Event) { events = append(events, ev.Type.String()+" "+ev.Path) }); err != nil {
-		t.Fatal(err)
-	}
+	events := recordEvents(t, c)
 	tree := map[string]srvNode{
 		"/t":   {czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}},
 		"/t/p": {data: "a", czxid: 2, mzxid: 2, pzxid: 2},
@@ -580,7 +526,7 @@ func TestNoChildJoinsAParentMadeAgain(t *testing.T) {
 	serve(t, c, tree)
 	c.listeners.Close()
 	wantCached(t, c, "/t /t/p /t/p/c")
-	if got, want := strings.Join(events, ", "), "Created /t, Created /t/p, Initialized , Changed /t/p, Deleted /t/p, Created /t/p, Created /t/p/c"; got != want {
+	if got, want := strings.Join(*events, ", "), "Created /t, Created /t/p, Initialized , Changed /t/p, Deleted /t/p, Created /t/p, Created /t/p/c"; got != want {
 		t.Fatalf("events %s, want %s", got, want)
 	}
 }
@@ -709,68 +655,6 @@ func TestNoChildUnderAKeptNameJoinsAParentMadeAgain(t *testing.T) {
 	}
 }
 
-// TestResyncRedoesAReadFromBeforeTheGap: a new node's read, answered before
-// the watch was set again, is applied between the resync's read of its
-// parent (which asked for a listing) and that listing, and adds the node
-// with its old data. The resync made every read then in flight again, so
-// the node's change while the watch was away is read.
-func TestResyncRedoesAReadFromBeforeTheGap(t *testing.T) {
-	c := persistentEngine(t)
-	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
-	serve(t, c, tree)
-	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"n"}}
-	tree["/t/n"] = srvNode{data: "v1", czxid: 2, mzxid: 2, pzxid: 2}
-	notify(c, framework.EventNodeCreated, "/t/n")
-	inFlight, _, _ := c.q.next(context.Background()) // n's read, answered now
-	then := maps.Clone(tree)
-	tree["/t/n"] = srvNode{data: "v2", czxid: 2, mzxid: 3, pzxid: 2} // set while the watch was away
-	resync(c)
-	step(t, c, key{"/t", dataRead}, func() { answer(c, tree, key{"/t", dataRead}) }) // queues list /t
-	listing, _, _ := c.q.next(context.Background())                                  // /t's listing, answered now
-	if listing != (key{"/t", childrenRead}) {
-		t.Fatalf("next %v", listing)
-	}
-	reply(c, then, inFlight) // the old reply of n, applied late
-	reply(c, tree, listing)
-	serve(t, c, tree)
-	if n := c.nodes["/t/n"]; n == nil || string(n.data) != "v2" {
-		t.Fatalf("/t/n: %+v, want v2", n)
-	}
-}
-
-// TestResyncDropsAChildDeletedInTheGap: in the same window, a new node p
-// and its new child g, both read before the gap, g deleted while the watch
-// was away: the two old replies add them, and the reads made again take g
-// out.
-func TestResyncDropsAChildDeletedInTheGap(t *testing.T) {
-	c := persistentEngine(t)
-	tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
-	serve(t, c, tree)
-	tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}}
-	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 2}
-	notify(c, framework.EventNodeCreated, "/t/p")
-	pRead, _, _ := c.q.next(context.Background())
-	thenP := maps.Clone(tree)
-	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 3, children: []string{"g"}}
-	tree["/t/p/g"] = srvNode{data: "x", czxid: 3, mzxid: 3, pzxid: 3}
-	notify(c, framework.EventNodeCreated, "/t/p/g")
-	gRead, _, _ := c.q.next(context.Background())
-	thenG := maps.Clone(tree)
-	delete(tree, "/t/p/g") // while the watch was away
-	tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 4}
-	resync(c)
-	step(t, c, key{"/t", dataRead}, func() { answer(c, tree, key{"/t", dataRead}) })
-	listing, _, _ := c.q.next(context.Background())
-	if listing != (key{"/t", childrenRead}) {
-		t.Fatalf("next %v", listing)
-	}
-	reply(c, thenP, pRead)
-	reply(c, thenG, gRead)
-	reply(c, tree, listing)
-	serve(t, c, tree)
-	wantCached(t, c, "/t /t/p")
-}
-
 // TestResyncReplacesAParentBeforeItsChild: p and its child c both made
 // again while the watch was away; the resync's read of c is applied
 // before p's (a resync queues its reads in no set order). c is not made
@@ -884,5 +768,90 @@ func TestResyncLeavesTheNamesOfDeletedChildrenToTheListing(t *testing.T) {
 	wantCached(t, c, "/t /t/b /t/c /t/d")
 	if got := c.nodes["/t"].children; !slices.Equal(got, []string{"b", "c", "d"}) {
 		t.Fatalf("/t's children %q", got)
+	}
+}
+
+// afterTheGap starts a resync, once the connection came back, and applies
+// late, the replies of reads made before the watch was set again, either
+// at once or (parentFirst) between the resync's read of /t, which finds
+// its children changed and asks for its listing, and that listing.
+func afterTheGap(t *testing.T, c *Cache, tree map[string]srvNode, parentFirst bool, late func()) {
+	t.Helper()
+	resync(c)
+	if !parentFirst {
+		late()
+		return
+	}
+	step(t, c, key{"/t", dataRead}, func() { answer(c, tree, key{"/t", dataRead}) })
+	listing, _, _ := c.q.next(context.Background())
+	if listing != (key{"/t", childrenRead}) {
+		t.Fatalf("next %v, want /t's listing", listing)
+	}
+	late()
+	reply(c, tree, listing)
+}
+
+// gapOrders are afterTheGap's two orders.
+var gapOrders = []struct {
+	name        string
+	parentFirst bool
+}{{"at once", false}, {"between the parent's read and its listing", true}}
+
+// TestResyncRedoesAReadFromBeforeTheGap: a new node's read, asked for by
+// its notification and answered before the connection dropped, is applied
+// after the resync began; the node changed while the watch was away. Applied
+// at once, the node waits for its parent's pending read, whose listing reads
+// it again; applied after that read, it is added with its old data, and the
+// resync, which made every read then in flight again, reads it again.
+func TestResyncRedoesAReadFromBeforeTheGap(t *testing.T) {
+	for _, order := range gapOrders {
+		t.Run(order.name, func(t *testing.T) {
+			c := persistentEngine(t)
+			tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+			serve(t, c, tree)
+			tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"n"}}
+			tree["/t/n"] = srvNode{data: "v1", czxid: 2, mzxid: 2, pzxid: 2}
+			notify(c, framework.EventNodeCreated, "/t/n")
+			inFlight, _, _ := c.q.next(context.Background()) // n's read, answered now
+			then := maps.Clone(tree)
+			tree["/t/n"] = srvNode{data: "v2", czxid: 2, mzxid: 3, pzxid: 2} // set while the watch was away
+			afterTheGap(t, c, tree, order.parentFirst, func() { reply(c, then, inFlight) })
+			serve(t, c, tree)
+			if n := c.nodes["/t/n"]; n == nil || string(n.data) != "v2" {
+				t.Fatalf("/t/n: %+v, want v2", n)
+			}
+		})
+	}
+}
+
+// TestResyncDropsAChildDeletedInTheGap: a new node p and its new child g,
+// both read before the watch was set again (p with no children), g deleted
+// while the watch was away; both replies applied after the resync began,
+// in either order of afterTheGap. The cache does not keep g.
+func TestResyncDropsAChildDeletedInTheGap(t *testing.T) {
+	for _, order := range gapOrders {
+		t.Run(order.name, func(t *testing.T) {
+			c := persistentEngine(t)
+			tree := map[string]srvNode{"/t": {czxid: 1, mzxid: 1, pzxid: 1}}
+			serve(t, c, tree)
+			tree["/t"] = srvNode{czxid: 1, mzxid: 1, pzxid: 2, children: []string{"p"}}
+			tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 2}
+			notify(c, framework.EventNodeCreated, "/t/p")
+			pRead, _, _ := c.q.next(context.Background())
+			thenP := maps.Clone(tree)
+			tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 3, children: []string{"g"}}
+			tree["/t/p/g"] = srvNode{data: "x", czxid: 3, mzxid: 3, pzxid: 3}
+			notify(c, framework.EventNodeCreated, "/t/p/g")
+			gRead, _, _ := c.q.next(context.Background())
+			thenG := maps.Clone(tree)
+			delete(tree, "/t/p/g") // while the watch was away
+			tree["/t/p"] = srvNode{czxid: 2, mzxid: 2, pzxid: 4}
+			afterTheGap(t, c, tree, order.parentFirst, func() {
+				reply(c, thenP, pRead)
+				reply(c, thenG, gRead)
+			})
+			serve(t, c, tree)
+			wantCached(t, c, "/t /t/p")
+		})
 	}
 }

@@ -494,15 +494,17 @@ func countedThroughProxy(t *testing.T) (c, w *framework.Client, counter *zkharne
 }
 
 // makeDir makes /dir with n children, /dir/n000 on, each its number as
-// its one byte of data, in one transaction.
-func makeDir(t *testing.T, w *framework.Client, n int) {
+// its one byte of data, in transactions of 1,000.
+func makeDir(t testing.TB, w *framework.Client, n int) {
 	t.Helper()
 	mustCreate(t, w, "/dir", "")
-	ops := make([]framework.Op, n)
-	for i := range ops {
-		ops[i] = framework.CreateOp(fmt.Sprintf("/dir/n%03d", i), []byte{byte(i)}, framework.Persistent)
-	}
-	if _, err := w.Txn(ctxT(t), ops...); err != nil {
-		t.Fatal(err)
+	for from := 0; from < n; from += 1000 {
+		ops := make([]framework.Op, min(1000, n-from))
+		for i := range ops {
+			ops[i] = framework.CreateOp(fmt.Sprintf("/dir/n%03d", from+i), []byte{byte(from + i)}, framework.Persistent)
+		}
+		if _, err := w.Txn(ctxT(t), ops...); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
