@@ -136,23 +136,19 @@ func (c *Cache) joinLocked(path string, stat *framework.Stat, gen uint64) bool {
 	if !c.persistent.Load() || stat == nil || c.state != started || path == c.root {
 		return false
 	}
-	if d := c.depthOf(path); d < 1 || d > c.opts.maxDepth || c.opts.filter != nil && !c.opts.filter(path) {
-		return false
+	if d := c.depthOf(path); d < 1 || d > c.opts.maxDepth {
+		return false // the filter passed the read before it was sent (wanted)
 	}
 	parent, name := framework.SplitPath(path)
 	pe := c.nodes[parent]
 	switch {
 	case pe == nil:
-		if !c.filtered(parent) {
-			c.q.add(key{parent, dataRead}, gen)
-		}
+		c.q.add(key{parent, dataRead}, gen)
 		return false
 	case pe.children == nil:
 		c.q.add(key{parent, childrenRead}, gen)
 		return false
-	case stat.Czxid <= pe.pzxid:
-		return false
-	case c.awaitParentLocked(path, gen):
+	case stat.Czxid <= pe.pzxid, c.awaitParentLocked(path, stat, gen):
 		return false
 	}
 	i, _ := slices.BinarySearch(pe.children, name)
@@ -160,17 +156,22 @@ func (c *Cache) joinLocked(path string, stat *framework.Stat, gen uint64) bool {
 	return true
 }
 
-// awaitParentLocked reports whether the parent of path, a node new to the
-// cache (or made again), has its own read pending, in the persistent mode.
-// The parent may have been deleted and made again, and the entry the cache
-// holds be the old node's: the node is not added under it (it would be
-// reported Created, then Deleted with the old parent, then Created
-// again). The parent's read is asked for again, and the node's if the
-// cache holds an older one: the parent's read replaces the parent or,
-// its Pzxid moved, lists its children, and finds the node. c.mu is held.
-func (c *Cache) awaitParentLocked(path string, gen uint64) bool {
+// awaitParentLocked reports whether path, read with stat, is a node made
+// after its parent's last listing, new to the cache (or made again), while
+// the parent's own read is pending, in the persistent mode. The parent may
+// have been deleted and made again, and the entry the cache holds be the
+// old node's: the node is not added under it (it would be reported
+// Created, then Deleted with the old parent, then Created again). The
+// parent's read is asked for again, and the node's if the cache holds an
+// older one: the parent's read replaces the parent or, its Pzxid moved,
+// lists its children, and finds the node. c.mu is held.
+func (c *Cache) awaitParentLocked(path string, stat *framework.Stat, gen uint64) bool {
+	if !c.persistent.Load() || path == c.root {
+		return false
+	}
 	parent, _ := framework.SplitPath(path)
-	if !c.persistent.Load() || path == c.root || !c.q.pending(key{parent, dataRead}) {
+	pe := c.nodes[parent]
+	if pe == nil || stat.Czxid <= pe.pzxid || !c.q.pending(key{parent, dataRead}) {
 		return false
 	}
 	c.q.add(key{parent, dataRead}, gen)

@@ -508,3 +508,29 @@ func makeDir(t testing.TB, w *framework.Client, n int) {
 		}
 	}
 }
+
+// TestPersistentFilterAfterTheLoad: with a persistent watch, the nodes
+// made after the load that the filter refuses, or that lie below a node
+// it refuses, are neither cached nor told of; the others are.
+func TestPersistentFilterAfterTheLoad(t *testing.T) {
+	c := clients(t, 1)[0]
+	mustCreate(t, c, "/cfg/skip/x", "s")
+	cc, r := startCache(t, c, "/cfg", cache.WithFilter(func(p string) bool { return !strings.HasSuffix(p, "/skip") }))
+	r.until(t, cache.Initialized)
+	mustCreate(t, c, "/cfg/skip/y", "s") // below a refused node
+	mustCreate(t, c, "/cfg/new", "n")
+	mustCreate(t, c, "/cfg/new/skip", "s") // refused
+	mustCreate(t, c, "/cfg/c", "c")
+	for _, want := range []string{"Created /cfg/new=n", "Created /cfg/c=c"} {
+		if got := describe(r.next(t)); got != want {
+			t.Fatalf("event %s, want %s", got, want)
+		}
+	}
+	var paths []string
+	for _, n := range cc.Snapshot() {
+		paths = append(paths, n.Path)
+	}
+	if fmt.Sprint(paths) != "[/cfg /cfg/c /cfg/new]" {
+		t.Fatalf("cached %v, want [/cfg /cfg/c /cfg/new]", paths)
+	}
+}

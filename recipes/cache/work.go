@@ -285,8 +285,7 @@ func (c *Cache) applyData(path string, data []byte, stat *framework.Stat) {
 	case c.nodes[path] == nil || c.nodes[path].stat.Czxid != stat.Czxid:
 		// A node new to the cache, under a name its parent's children
 		// hold (a deleted child's, see goneLocked).
-		parent, _ := framework.SplitPath(path)
-		if stat.Czxid > c.nodes[parent].pzxid && c.awaitParentLocked(path, gen) {
+		if c.awaitParentLocked(path, stat, gen) {
 			return
 		}
 	}
