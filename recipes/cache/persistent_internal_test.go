@@ -524,11 +524,8 @@ func TestNoChildJoinsAParentMadeAgain(t *testing.T) {
 	notify(c, framework.EventNodeCreated, "/t/p/c")
 	reply(c, then, pRead) // p's read is made again after c's
 	serve(t, c, tree)
-	c.listeners.Close()
 	wantCached(t, c, "/t /t/p /t/p/c")
-	if got, want := strings.Join(*events, ", "), "Created /t, Created /t/p, Initialized , Changed /t/p, Deleted /t/p, Created /t/p, Created /t/p/c"; got != want {
-		t.Fatalf("events %s, want %s", got, want)
-	}
+	wantEvents(t, c, events, "Created /t, Created /t/p, Initialized , Changed /t/p, Deleted /t/p, Created /t/p, Created /t/p/c")
 }
 
 // TestGoneMarksGoWithTheirReads: a listing that drops a child whose read
@@ -607,6 +604,16 @@ func TestChurnKeepsTheNamesBounded(t *testing.T) {
 	}
 }
 
+// wantEvents fails t unless the events recorded (recordEvents) are want,
+// once the engine's deliveries are done.
+func wantEvents(t *testing.T, c *Cache, events *[]string, want string) {
+	t.Helper()
+	c.listeners.Close()
+	if got := strings.Join(*events, ", "); got != want {
+		t.Fatalf("events %s\nwant   %s", got, want)
+	}
+}
+
 // recordEvents records the engine's events as "Type path".
 func recordEvents(t *testing.T, c *Cache) *[]string {
 	var events []string
@@ -647,12 +654,8 @@ func TestNoChildUnderAKeptNameJoinsAParentMadeAgain(t *testing.T) {
 	step(t, c, key{"/t/p/c", dataRead}, func() { answer(c, tree, key{"/t/p/c", dataRead}) }) // c's, by another, applied first
 	reply(c, then, pRead)
 	serve(t, c, tree)
-	c.listeners.Close()
 	wantCached(t, c, "/t /t/p /t/p/c")
-	got := strings.Join(*events, ", ")
-	if want := "Created /t, Created /t/p, Created /t/p/c, Initialized , Deleted /t/p/c, Deleted /t/p, Created /t/p, Created /t/p/c"; got != want {
-		t.Fatalf("events %s\nwant   %s", got, want)
-	}
+	wantEvents(t, c, events, "Created /t, Created /t/p, Created /t/p/c, Initialized , Deleted /t/p/c, Deleted /t/p, Created /t/p, Created /t/p/c")
 }
 
 // TestResyncReplacesAParentBeforeItsChild: p and its child c both made
@@ -688,12 +691,8 @@ func TestResyncReplacesAParentBeforeItsChild(t *testing.T) {
 		}
 	}
 	serve(t, c, tree)
-	c.listeners.Close()
 	wantCached(t, c, "/t /t/p /t/p/c")
-	got := strings.Join(*events, ", ")
-	if want := "Created /t, Created /t/p, Created /t/p/c, Initialized , Deleted /t/p/c, Deleted /t/p, Created /t/p, Created /t/p/c"; got != want {
-		t.Fatalf("events %s\nwant   %s", got, want)
-	}
+	wantEvents(t, c, events, "Created /t, Created /t/p, Created /t/p/c, Initialized , Deleted /t/p/c, Deleted /t/p, Created /t/p, Created /t/p/c")
 }
 
 // TestChildMadeWithItsParentsDataChange: a child made and its parent's
