@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gocurator/curator/internal/goroutine"
 	"github.com/gocurator/curator/listener"
 )
 
@@ -29,7 +30,8 @@ type Container[E any] struct {
 	mu        sync.Mutex
 	listeners []*entry[E]
 	queue     []E
-	started   bool // the delivery goroutine runs (from the first Post)
+	started   bool   // the delivery goroutine runs (from the first Post)
+	deliverer uint64 // its id, once it runs
 	closed    bool
 
 	wake    chan struct{} // capacity 1: "the queue may be non-empty"
@@ -113,22 +115,27 @@ func (c *Container[E]) Post(ev E) {
 }
 
 // Close delivers the events already posted, then stops the delivery goroutine
-// and waits for it. It must not be called from a listener.
+// and waits for it. Called from a listener, on that goroutine, it does not
+// wait: the goroutine stops once the listener has returned and the events
+// before Close have been delivered.
 func (c *Container[E]) Close() {
 	c.mu.Lock()
 	if !c.closed {
 		c.closed = true
 		close(c.quit)
 	}
-	started := c.started
+	started, deliverer := c.started, c.deliverer
 	c.mu.Unlock()
-	if started {
+	if started && (deliverer == 0 || goroutine.ID() != deliverer) {
 		<-c.stopped
 	}
 }
 
 func (c *Container[E]) deliver() {
 	defer close(c.stopped)
+	c.mu.Lock()
+	c.deliverer = goroutine.ID()
+	c.mu.Unlock()
 	for {
 		c.mu.Lock()
 		if len(c.queue) == 0 {

@@ -124,6 +124,34 @@ func TestContainerCloseDeliversPendingThenStops(t *testing.T) {
 	}
 }
 
+// A listener that closes its container must not wait on its own goroutine:
+// Close returns, the events posted before it are still delivered, and the
+// goroutine stops (goleak checks) once the listener has returned.
+func TestContainerCloseFromAListener(t *testing.T) {
+	c := delivery.NewContainer[int](0, nil)
+	posted, returned := make(chan struct{}), make(chan struct{})
+	rec := newRecorder[int](3)
+	c.Add(func(e int) {
+		rec.listen(e)
+		if e == 1 {
+			<-posted
+			c.Close() // would wait forever on this goroutine
+			c.Close() // and so would a second call
+			close(returned)
+		}
+	})
+	c.Post(1)
+	c.Post(2)
+	c.Post(3)
+	close(posted)
+	<-returned
+	c.Post(4) // dropped after Close
+	c.Close() // waits for the goroutine, which delivers 2 and 3 first
+	if got := rec.events(); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("saw %v, want [1 2 3]", got)
+	}
+}
+
 func TestFoldFlapsKeepsLostAndLatestState(t *testing.T) {
 	S, R, L := listener.Suspended, listener.Reconnected, listener.Lost
 	tests := []struct {

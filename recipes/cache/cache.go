@@ -165,7 +165,9 @@ func (c *Cache) Start(ctx context.Context) error {
 // queued to the listeners. It removes nothing from ZooKeeper; the watches
 // the cache set stay until they fire. Close is idempotent (a later call
 // waits for the first to finish and returns nil), and a cache closed
-// before Start never starts. It must not be called from a listener.
+// before Start never starts. Called from a listener, Close does not wait
+// for the listeners' goroutine, which stops once the listener has returned
+// and the events queued before Close have been delivered.
 func (c *Cache) Close() error {
 	c.mu.Lock()
 	if c.state == closed {

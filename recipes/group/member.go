@@ -93,8 +93,10 @@ func (m *Member) Start(ctx context.Context) error {
 }
 
 // Close leaves the group, deleting the member's node, and stops the
-// membership view; it waits for the Member's goroutines. Close is
-// idempotent; Close before Start is allowed.
+// membership view; it waits for the Member's goroutines, but for the
+// listeners' when called from a listener (that goroutine stops once the
+// listener has returned). Close is idempotent; Close before Start is
+// allowed.
 func (m *Member) Close() error {
 	m.mu.Lock()
 	switch m.state {
