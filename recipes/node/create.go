@@ -23,6 +23,7 @@ func (n *Node) sync(ctx context.Context, watch *watcher) error {
 				}
 				continue
 			}
+			path = n.Path() // the first create names it
 		}
 		if !watch.armed {
 			ok, _, w, err := n.client.ExistsW(ctx, path)
@@ -105,6 +106,10 @@ func (n *Node) create(ctx context.Context, watch *watcher) (bool, error) {
 // adopt takes over the node already at path: it watches it and writes the
 // Node's data to it if it holds other data.
 func (n *Node) adopt(ctx context.Context, path string, data []byte, gen uint64, watch *watcher) (bool, error) {
+	// The node is ours from here, as in Curator: if the read below is cut
+	// short (Close, or Start's context ending), Close deletes it. On a first
+	// create it may be our own, made by a create whose answer was lost.
+	n.setPath(path)
 	got, stat, w, err := n.client.GetW(ctx, path)
 	if errors.Is(err, framework.ErrNoNode) {
 		return false, nil
@@ -118,7 +123,6 @@ func (n *Node) adopt(ctx context.Context, path string, data []byte, gen uint64, 
 		n.client.Logger().Warn("node: the node found in place belongs to another session; using it", "path", path,
 			"owner", fmt.Sprintf("%#x", stat.EphemeralOwner))
 	}
-	n.setPath(path)
 	watch.w, watch.armed = w, true
 	if !bytes.Equal(got, data) {
 		if _, err := n.client.Set(ctx, path, data, -1); err != nil {

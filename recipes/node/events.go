@@ -1,6 +1,10 @@
 package node
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/gocurator/curator/internal/goroutine"
+)
 
 // EventType says what an Event reports.
 type EventType int
@@ -47,6 +51,7 @@ type notifier struct {
 	quit      chan struct{}
 	done      chan struct{}
 	running   bool
+	deliverer uint64 // the delivery goroutine's id, once it runs
 }
 
 type listenerEntry struct {
@@ -99,6 +104,15 @@ func (n *notifier) post(ev Event) {
 	}
 }
 
+// delivering reports whether the caller is the delivery goroutine: a
+// listener, which must not wait for that goroutine to end.
+func (n *notifier) delivering() bool {
+	n.mu.Lock()
+	id := n.deliverer
+	n.mu.Unlock()
+	return id != 0 && goroutine.ID() == id
+}
+
 // stop delivers what is queued, then stops the goroutine and waits for it.
 func (n *notifier) stop() {
 	n.mu.Lock()
@@ -113,6 +127,9 @@ func (n *notifier) stop() {
 
 func (n *notifier) deliver() {
 	defer close(n.done)
+	n.mu.Lock()
+	n.deliverer = goroutine.ID()
+	n.mu.Unlock()
 	for {
 		n.mu.Lock()
 		if len(n.queue) == 0 {

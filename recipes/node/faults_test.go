@@ -1,7 +1,10 @@
 package node_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -105,6 +108,82 @@ func TestSequentialLostCreateRepliesLeaveOneNode(t *testing.T) {
 	}
 	if got, sid := owner(t, other, path), fmt.Sprintf("%#x", c.SessionID()); got != sid {
 		t.Fatalf("the node is owned by %s, want %s", got, sid)
+	}
+}
+
+// SetData called while the first create is in flight waits for the data to
+// be written and reports no error: the write after the create goes to the
+// path the create made.
+func TestSetDataDuringTheFirstCreate(t *testing.T) {
+	recipestest.LeakCheck(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
+	other := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	if _, err := other.Create(ctx, "/dir", nil); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := node.New(c, "/dir/n", []byte("v1"))
+	held := proxy.HoldReply(zkharness.OpCreate)
+	if err := n.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	select {
+	case <-held.Arrived():
+	case <-ctx.Done():
+		t.Fatal("the create was not sent")
+	}
+	set := make(chan error, 1)
+	go func() { set <- n.SetData(ctx, []byte("v2")) }()
+	for !bytes.Equal(n.Data(), []byte("v2")) { // SetData has taken the data, and waits
+		runtime.Gosched()
+	}
+	held.Deliver()
+	if err := <-set; err != nil {
+		t.Fatalf("SetData during the first create: %v", err)
+	}
+	if got, _, err := other.Get(ctx, "/dir/n"); err != nil || string(got) != "v2" {
+		t.Fatalf("the node holds %q, %v; want v2", got, err)
+	}
+}
+
+// A first create whose reply is lost finds its own node on its retry, and
+// the Node takes it over. A Close while it reads that node deletes it: the
+// node is the Node's from the moment it is found.
+func TestCloseWhileAdoptingDeletesTheNode(t *testing.T) {
+	recipestest.LeakCheck(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	ns := recipestest.Namespace(t)
+	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
+	other := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	if _, err := other.Create(ctx, "/dir", nil); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := node.New(c, "/dir/n", []byte("x"))
+	proxy.DropAfter(zkharness.OpCreate)
+	held := proxy.HoldReply(zkharness.OpGetData)
+	if err := n.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held.Arrived(): // the retried create found the node; the Node reads it
+	case <-ctx.Done():
+		t.Fatal("the node found was not read")
+	}
+	deleted := proxy.Arrival(zkharness.OpDelete)
+	closed := make(chan struct{})
+	go func() { n.Close(); close(closed) }()
+	select {
+	case <-deleted:
+	case <-closed: // without a delete: the test fails below
+	}
+	held.Deliver()
+	<-closed
+	if ok, _, err := other.Exists(ctx, "/dir/n"); err != nil || ok {
+		t.Fatalf("after Close the node exists: %v, %v", ok, err)
 	}
 }
 

@@ -113,7 +113,9 @@ func (n *Node) start(ctx context.Context) error {
 // if the connection is down, the client deletes it once it is back, or an
 // ephemeral node goes with its session). It waits for the Node's
 // goroutines, after the events already queued have reached the listeners.
-// Close is idempotent; Close before Start is allowed.
+// Called from a listener, Close does not wait, since that goroutine waits
+// for the listener: the Node deletes its node and stops once the listener
+// has returned. Close is idempotent; Close before Start is allowed.
 func (n *Node) Close() error {
 	n.mu.Lock()
 	switch n.state {
@@ -124,7 +126,7 @@ func (n *Node) Close() error {
 	case closed:
 		done := n.done
 		n.mu.Unlock()
-		if done != nil {
+		if done != nil && !n.events.delivering() {
 			<-done
 		}
 		return nil
@@ -134,7 +136,9 @@ func (n *Node) Close() error {
 	stop, done := n.stop, n.done
 	n.mu.Unlock()
 	stop()
-	<-done
+	if !n.events.delivering() {
+		<-done
+	}
 	return nil
 }
 
