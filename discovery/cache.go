@@ -63,7 +63,8 @@ func (d *Discovery[T]) newCache(name string, opts ...cache.Option) (*Cache[T], e
 // Close. Unlike Curator, it does not create the service's node when it is
 // missing (an empty container the server would never reap): the cache
 // follows it from when it appears. ctx is the cache's lifetime: when it
-// ends, the cache stops as Close stops it.
+// ends, the cache stops as Close stops it. A Close while Start waits makes
+// Start return ErrClosed.
 func (c *Cache[T]) Start(ctx context.Context) error {
 	c.mu.Lock()
 	switch c.state {
@@ -84,6 +85,8 @@ func (c *Cache[T]) Start(ctx context.Context) error {
 	select {
 	case <-c.loaded:
 		return nil
+	case <-c.closeDone:
+		return fmt.Errorf("service cache %s: %w", c.dir, ErrClosed)
 	case <-ctx.Done():
 		c.Close()
 		return ctx.Err()

@@ -31,8 +31,10 @@ type Discovery[T any] struct {
 
 // registration is one registered instance and the node that keeps it.
 type registration[T any] struct {
-	inst Instance[T]
-	node *node.Node
+	inst    Instance[T] // guarded by Discovery.mu
+	node    *node.Node
+	settled chan struct{} // closed once the first Register has made the node, or failed and forgotten it
+	writing chan struct{} // capacity 1: held by the update under way, so that r.inst follows the node's last write
 }
 
 type runState int
@@ -125,39 +127,71 @@ func (d *Discovery[T]) path(name, id string) string {
 // It fills in what Curator's builder does (a random id, the registration
 // time, the Dynamic type) and returns the instance registered. It waits
 // until the node is made; if ctx ends first, it registers nothing.
-// Registering an instance already registered here updates it.
+// Registering an instance already registered here updates it (keeping its
+// registration time unless inst gives one); a Register that finds the same
+// instance's first Register under way waits for it.
 func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (Instance[T], error) {
+	given := inst.RegistrationTime
 	inst = inst.withDefaults(time.Now())
 	if err := inst.validate(); err != nil {
 		return inst, err
 	}
+	path := d.path(inst.Name, inst.ID)
+	for {
+		d.mu.Lock()
+		switch d.state {
+		case created:
+			d.mu.Unlock()
+			return inst, fmt.Errorf("%w: discovery %s", ErrNotStarted, d.base)
+		case closed:
+			d.mu.Unlock()
+			return inst, fmt.Errorf("discovery %s: %w", d.base, ErrClosed)
+		}
+		r := d.registered[path]
+		if r == nil {
+			return d.register(ctx, path, inst) // with d.mu held
+		}
+		d.mu.Unlock()
+		select {
+		case <-r.settled:
+		case <-ctx.Done():
+			return inst, ctx.Err()
+		}
+		d.mu.Lock()
+		current, kept := r.inst, d.registered[path] == r
+		d.mu.Unlock()
+		if !kept {
+			continue // that Register failed, or the instance was unregistered meanwhile
+		}
+		if given.IsZero() {
+			inst.RegistrationTime = current.RegistrationTime
+		}
+		data, err := d.codec.marshal(inst)
+		if err != nil {
+			return inst, err
+		}
+		return inst, d.update(ctx, r, inst, data)
+	}
+}
+
+// register makes a new registration of inst at path, and waits until its
+// node is made. d.mu is held, and released.
+func (d *Discovery[T]) register(ctx context.Context, path string, inst Instance[T]) (Instance[T], error) {
 	data, err := d.codec.marshal(inst)
 	if err != nil {
+		d.mu.Unlock()
 		return inst, err
-	}
-	path := d.path(inst.Name, inst.ID)
-	d.mu.Lock()
-	switch d.state {
-	case created:
-		d.mu.Unlock()
-		return inst, fmt.Errorf("%w: discovery %s", ErrNotStarted, d.base)
-	case closed:
-		d.mu.Unlock()
-		return inst, fmt.Errorf("discovery %s: %w", d.base, ErrClosed)
-	}
-	if r := d.registered[path]; r != nil {
-		d.mu.Unlock()
-		return inst, d.update(ctx, r, inst, data)
 	}
 	n, err := node.New(d.client, path, data, node.WithMode(inst.ServiceType.mode()))
 	if err != nil {
 		d.mu.Unlock()
 		return inst, err
 	}
-	r := &registration[T]{inst: inst, node: n}
+	r := &registration[T]{inst: inst, node: n, settled: make(chan struct{}), writing: make(chan struct{}, 1)}
 	d.registered[path] = r
 	life := d.life
 	d.mu.Unlock()
+	defer close(r.settled)
 
 	err = n.Start(life)
 	if err == nil {
@@ -180,12 +214,21 @@ func (d *Discovery[T]) Update(ctx context.Context, inst Instance[T]) error {
 	}
 	d.mu.Lock()
 	r := d.registered[d.path(inst.Name, inst.ID)]
+	var current Instance[T]
+	if r != nil {
+		current = r.inst
+	}
 	d.mu.Unlock()
 	if r == nil {
 		return fmt.Errorf("%w: %s/%s", ErrNotRegistered, inst.Name, inst.ID)
 	}
+	select {
+	case <-r.settled:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	if inst.RegistrationTime.IsZero() {
-		inst.RegistrationTime = r.inst.RegistrationTime
+		inst.RegistrationTime = current.RegistrationTime
 	}
 	inst = inst.withDefaults(time.Now())
 	data, err := d.codec.marshal(inst)
@@ -195,10 +238,21 @@ func (d *Discovery[T]) Update(ctx context.Context, inst Instance[T]) error {
 	return d.update(ctx, r, inst, data)
 }
 
-// update writes data, inst's JSON, to r's node.
+// update writes data, inst's JSON, to r's node. Updates of one instance
+// take turns, so that the instance Registered reports is the one its node
+// holds.
 func (d *Discovery[T]) update(ctx context.Context, r *registration[T], inst Instance[T], data []byte) error {
-	if inst.ServiceType.mode() != r.inst.ServiceType.mode() {
-		return fmt.Errorf("%w: instance %s/%s: service type %s, registered as %s", ErrInvalidArg, inst.Name, inst.ID, inst.ServiceType, r.inst.ServiceType)
+	select {
+	case r.writing <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-r.writing }()
+	d.mu.Lock()
+	registeredAs := r.inst.ServiceType
+	d.mu.Unlock()
+	if inst.ServiceType.mode() != registeredAs.mode() {
+		return fmt.Errorf("%w: instance %s/%s: service type %s, registered as %s", ErrInvalidArg, inst.Name, inst.ID, inst.ServiceType, registeredAs)
 	}
 	if err := r.node.SetData(ctx, data); err != nil {
 		return fmt.Errorf("discovery: updating %s/%s: %w", inst.Name, inst.ID, err)

@@ -40,8 +40,14 @@ type random struct{}
 func (random) Pick(keys []string) int { return rand.IntN(len(keys)) }
 
 // Sticky returns Curator's StickyStrategy: it picks what master picks,
-// and then that same instance for as long as it is among the instances.
-func Sticky(master Strategy) Strategy { return &sticky{master: master} }
+// and then that same instance for as long as it is among the instances. A
+// nil master is RoundRobin.
+func Sticky(master Strategy) Strategy {
+	if master == nil {
+		master = RoundRobin()
+	}
+	return &sticky{master: master}
+}
 
 type sticky struct {
 	master Strategy
@@ -58,6 +64,8 @@ func (s *sticky) Pick(keys []string) int {
 		}
 	}
 	i := s.master.Pick(keys)
-	s.ours = keys[i]
+	if i >= 0 && i < len(keys) { // else the Provider refuses the pick
+		s.ours = keys[i]
+	}
 	return i
 }
