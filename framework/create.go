@@ -44,6 +44,7 @@ type createOpts struct {
 	ttl       time.Duration
 	protected bool
 	orSet     bool // OrSetData
+	keep      bool // WithoutUndo
 	parents   parentMode
 	nilOption bool // a nil CreateOption was given
 }
@@ -91,6 +92,17 @@ func WithProtection() CreateOption { return func(o *createOpts) { o.protected = 
 // names are new every time.
 func OrSetData() CreateOption { return func(o *createOpts) { o.orSet = true } }
 
+// WithoutUndo keeps the node of a create whose caller gave up before the
+// answer (its ctx ended) and that succeeded all the same; by default Create
+// deletes it. It is for a node that stands for a fact others act on as soon
+// as it exists, whoever made it, as a barrier's node does: another client's
+// create of it may already have failed with ErrNodeExists and reported the
+// fact, and deleting the node would undo that client's work too. As with
+// Curator, whose creates are never undone, a caller that gives up does not
+// know whether the node was made. Not with WithProtection, whose cleanup is
+// the undo.
+func WithoutUndo() CreateOption { return func(o *createOpts) { o.keep = true } }
+
 // WithParents creates missing parents as persistent nodes
 // (creatingParentsIfNeeded).
 func WithParents() CreateOption { return func(o *createOpts) { o.parents = persistentParents } }
@@ -104,7 +116,7 @@ func WithContainerParents() CreateOption { return func(o *createOpts) { o.parent
 // sequential modes). nil data means the client's default data; use []byte{}
 // for an empty node. If ctx ends before the server answers and the create
 // turns out to have succeeded, the node is deleted in the background, so that
-// nothing is left behind.
+// nothing is left behind (WithoutUndo keeps it).
 //
 // As in Curator, a create whose reply the connection lost is sent again:
 // without WithProtection a sequential create may then leave a second node,
@@ -185,6 +197,8 @@ func (o *createOpts) check(path string, mode CreateMode) error {
 		return fmt.Errorf("%w: TTL given for mode without TTL", ErrInvalidArg)
 	case o.orSet && (mode.IsSequential() || o.protected):
 		return fmt.Errorf("%w: OrSetData with a sequential mode or WithProtection: the name is new every time", ErrInvalidArg)
+	case o.keep && o.protected:
+		return fmt.Errorf("%w: WithoutUndo with WithProtection, whose cleanup is the undo", ErrInvalidArg)
 	}
 	return nil
 }
@@ -221,8 +235,12 @@ const parentAttempts = 4
 
 // createRaw is one create request. If the caller gives up before the answer
 // and the node was created after all, the node is deleted: before Create
-// returns if the answer comes within undoGrace, in the background otherwise.
+// returns if the answer comes within undoGrace, in the background otherwise;
+// WithoutUndo keeps it.
 func (c *Client) createRaw(ctx context.Context, conn conn, r zkconn.CreateRequest, o createOpts) (string, error) {
+	if o.keep {
+		return conn.Create(ctx, r)
+	}
 	u := newUndoable(func(p string) {
 		c.undoCreate(p, undoVersion(o.mode, o.mode.IsSequential() || o.protected))
 	})

@@ -175,6 +175,36 @@ func TestLogicAbandonedCreateIsUndone(t *testing.T) {
 	waitFor(t, "the undo", func() bool { return len(fc.paths("/dir")) == 0 })
 }
 
+// WithoutUndo keeps the node of a create whose caller left before the
+// answer: no delete follows the late answer. With WithProtection it is
+// refused, and nothing is sent.
+func TestLogicAbandonedCreateWithoutUndoIsKept(t *testing.T) {
+	fc := newFakeConn(t)
+	c := fakeClient(t, fc)
+	fc.inject("create", "/n", answerLate, 1)
+	ctx, cancel := context.WithCancel(fakeCtx(t))
+	go func() { <-fc.held; cancel() }()
+	if _, err := c.Create(ctx, "/n", nil, WithoutUndo()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Create: %v, want its context's end", err)
+	}
+	fc.wg.Wait() // the late answer has been applied, and given to the client
+	if fc.node("/n") == nil {
+		t.Fatalf("requests %v: the node is gone", fc.ops())
+	}
+	for _, op := range fc.ops() {
+		if strings.HasPrefix(op, "delete ") {
+			t.Fatalf("requests %v: the node was deleted", fc.ops())
+		}
+	}
+	before := len(fc.ops())
+	if _, err := c.Create(fakeCtx(t), "/m", nil, WithoutUndo(), WithProtection()); !errors.Is(err, ErrInvalidArg) {
+		t.Fatalf("WithoutUndo with WithProtection: %v, want ErrInvalidArg", err)
+	}
+	if len(fc.ops()) != before {
+		t.Fatalf("requests %v: a refused create sent a request", fc.ops())
+	}
+}
+
 // A transaction whose caller left before the answer, and which committed
 // after all, has its sequential and protected nodes deleted; its fence
 // checks the undo of a persistent node.

@@ -27,9 +27,11 @@ func NewBarrier(client *framework.Client, path string) (*Barrier, error) {
 
 // Set raises the barrier: it creates the node (with the client's default
 // data, and missing parents as containers, as Curator does), if it does
-// not exist.
+// not exist. If ctx ends before the server answers, the barrier may have
+// been raised all the same, and stays raised: another client's Set may
+// already have found it and reported it raised.
 func (b *Barrier) Set(ctx context.Context) error {
-	_, err := b.client.Create(ctx, b.path, nil, framework.WithContainerParents())
+	_, err := b.client.Create(ctx, b.path, nil, framework.WithContainerParents(), framework.WithoutUndo())
 	if errors.Is(err, framework.ErrNodeExists) {
 		return nil
 	}

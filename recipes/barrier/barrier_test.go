@@ -3,6 +3,7 @@ package barrier_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/gocurator/curator/framework"
@@ -106,6 +107,49 @@ func TestBarrierWaitAcrossFaults(t *testing.T) {
 	proxy.Blackhole(false)
 	if err := <-done; err != nil {
 		t.Fatalf("Wait across an expiry and a dropped connection: %v", err)
+	}
+}
+
+// A Set whose caller gives up before the answer leaves the barrier set if
+// its create went through: another client's Set may have found the node
+// and reported the barrier set, and a delete would lower it under them.
+func TestAbandonedSetLeavesTheBarrierSet(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	ctx := ctxT(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	admin := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
+	if _, err := admin.Create(ctx, "/keep", nil); err != nil { // the namespace's node: the Set is one create
+		t.Fatal(err)
+	}
+	a, _ := barrier.NewBarrier(c, "/gate")
+	b, _ := barrier.NewBarrier(admin, "/gate")
+	held := proxy.HoldReply(zkharness.OpCreate)
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	set := make(chan error, 1)
+	go func() { set <- a.Set(actx) }()
+	select {
+	case <-held.Arrived():
+	case <-ctx.Done():
+		t.Fatal("the Set sent no create")
+	}
+	recipestest.Eventually(t, "the abandoned create's node", func() (bool, string) {
+		ok, _, err := admin.Exists(ctx, "/gate")
+		return ok && err == nil, fmt.Sprint(ok, err)
+	})
+	if err := b.Set(ctx); err != nil { // finds the node: the barrier is set
+		t.Fatal(err)
+	}
+	// The answer comes just after the cancel: an abandoned create waits a
+	// while for it, and would undo the create before Set returns.
+	cancel()
+	held.Deliver()
+	if err := <-set; err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("the abandoned Set: %v", err)
+	}
+	if ok, _, err := admin.Exists(ctx, "/gate"); err != nil || !ok {
+		t.Fatalf("the barrier b set is down: %v, %v", ok, err)
 	}
 }
 

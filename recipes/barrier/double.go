@@ -88,7 +88,9 @@ func (b *DoubleBarrier) enter(ctx context.Context) error {
 		return err
 	}
 	if len(kids) >= b.members { // every child counts, as in Curator
-		if _, err := b.client.Create(ctx, ready, nil); err != nil && !errors.Is(err, framework.ErrNodeExists) {
+		// Kept even if ctx ends before the answer: the others may have
+		// seen it and entered.
+		if _, err := b.client.Create(ctx, ready, nil, framework.WithoutUndo()); err != nil && !errors.Is(err, framework.ErrNodeExists) {
 			return err
 		}
 		return nil
