@@ -118,7 +118,7 @@ func (q *core[T]) pass(ctx context.Context, st *consuming) error {
 			return nil // the listing is going stale: other consumers are taking its items
 		}
 		name := items[walk.at]
-		if d := time.Duration(q.cfg.kind.due(name)-time.Now().UnixMilli()) * time.Millisecond; d > 0 {
+		if d := untilDue(q.cfg.kind.due(name), time.Now().UnixMilli()); d > 0 {
 			if next < 0 || d < next {
 				next = d
 			}
@@ -258,10 +258,13 @@ func (q *core[T]) take(ctx context.Context, name string) (outcome, error) {
 func (q *core[T]) takePlain(ctx context.Context, name string) (outcome, error) {
 	c, item := q.cfg.client, framework.JoinPath(q.cfg.path, name)
 	data, stat, err := c.Get(ctx, item)
-	if errors.Is(err, framework.ErrNoNode) {
+	switch {
+	case errors.Is(err, framework.ErrNoNode):
 		return missed, nil
-	}
-	if err != nil {
+	case unreadable(err):
+		q.skip(name, err)
+		return missed, nil
+	case err != nil:
 		return missed, err
 	}
 	if got, err := q.claim(ctx, name, stat.Version); got != taken || err != nil {
@@ -275,6 +278,35 @@ func (q *core[T]) takePlain(ctx context.Context, name string) (outcome, error) {
 	q.deliver(ctx, name, values, false)
 	return taken, nil
 }
+
+// unreadable reports whether err is a read's refusal of one item alone:
+// the client may not read it (its ACL), or its data is more than the client
+// takes. A pass goes on past such an item, as Curator's logs it and goes on;
+// ending the pass would hold up every item after it.
+func unreadable(err error) bool {
+	return errors.Is(err, framework.ErrNoAuth) || errors.Is(err, framework.ErrReplyTooLarge)
+}
+
+// skip logs, once per item, an item a pass goes past because it cannot be
+// read. The item stays in the queue.
+func (q *core[T]) skip(name string, err error) {
+	q.mu.Lock()
+	first := !q.skipped[name] && len(q.skipped) < maxSkippedLogged
+	if first {
+		if q.skipped == nil {
+			q.skipped = make(map[string]bool)
+		}
+		q.skipped[name] = true
+	}
+	q.mu.Unlock()
+	if first {
+		q.log.Warn("queue: an item this client cannot read is left in the queue", "node", name, "err", err)
+	}
+}
+
+// maxSkippedLogged bounds the names of unreadable items a queue remembers
+// having logged.
+const maxSkippedLogged = 1000
 
 // claim removes the item node name, read at version, for a plain take to
 // deliver it: taken if it did, missed if another consumer removed it first
@@ -324,8 +356,12 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (outcome, error) 
 	data, _, err := c.Get(ctx, item)
 	if err != nil || ctx.Err() != nil {
 		q.unlock(ctx, lock, session)
-		if errors.Is(err, framework.ErrNoNode) {
+		switch {
+		case errors.Is(err, framework.ErrNoNode):
 			return missed, nil // removed under our lock: Remove, or a plain consumer
+		case unreadable(err):
+			q.skip(name, err)
+			return missed, nil
 		}
 		return missed, err
 	}
@@ -385,7 +421,11 @@ func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, ses
 	case errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNodeExists):
 		return 0, locked, nil
 	case errors.As(err, &te):
-		return 0, missed, nil // the item is gone
+		if te.Index == 0 && unreadable(err) {
+			_, name := framework.SplitPath(item)
+			q.skip(name, err)
+		}
+		return 0, missed, nil // the item is gone, or not this client's to read
 	case !errors.Is(err, framework.ErrOutcomeUnknown):
 		return 0, missed, err
 	}

@@ -45,6 +45,9 @@ type core[T any] struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the consumer's goroutine returns; nil without one
 	runner uint64        // the consumer's goroutine (goroutine.ID); 0 until it runs
+	// skipped holds the items a pass went past because they could not
+	// be read, each logged once.
+	skipped map[string]bool
 }
 
 func newCore[T any](k kind, client *framework.Client, path string, ser Serializer[T], consumer Consumer[T], opts []Option) (*core[T], error) {

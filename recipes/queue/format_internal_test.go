@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -103,6 +104,29 @@ func TestNodeNames(t *testing.T) {
 
 // The orders: priority by string (lower first, negatives before), ids by
 // sequence, delays by due time and then sequence.
+// How long a consumer waits for an item: never a wrapped, negative wait for
+// one due so far ahead that its milliseconds overflow a Duration (Java's
+// Long.MAX_VALUE, year 9999), which would deliver it at once.
+func TestUntilDue(t *testing.T) {
+	now := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC).UnixMilli()
+	year9999 := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	for _, tc := range []struct {
+		due  int64
+		want time.Duration
+	}{
+		{now - 1, 0},
+		{now, 0},
+		{now + 1500, 1500 * time.Millisecond},
+		{year9999, math.MaxInt64},
+		{math.MaxInt64, math.MaxInt64},
+		{dueTime("queue-|7FFFFFFFFFFFFFFF|0000000001"), math.MaxInt64},
+	} {
+		if got := untilDue(tc.due, now); got != tc.want {
+			t.Errorf("untilDue(%d) = %v, want %v", tc.due, got, tc.want)
+		}
+	}
+}
+
 func TestSortOrders(t *testing.T) {
 	pr := []string{priorityPrefix(5) + "0000000000", priorityPrefix(-1) + "0000000001", priorityPrefix(0) + "0000000002",
 		priorityPrefix(-7) + "0000000003", priorityPrefix(5) + "0000000004", priorityPrefix(1<<30) + "0000000005"}

@@ -3,9 +3,11 @@ package queue
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Node names, as Curator 5 makes them. Every item node is sequential: the
@@ -88,6 +90,21 @@ func dueTime(name string) int64 {
 		return 0
 	}
 	return ms
+}
+
+// untilDue returns how long from now until due (both epoch milliseconds),
+// 0 if due has come. A wait longer than a Duration holds (about 292 years:
+// Java's Long.MAX_VALUE, a common "never", say) is the longest one, never a
+// wrapped, negative one that would deliver the item at once.
+func untilDue(due, now int64) time.Duration {
+	if due <= now {
+		return 0
+	}
+	ms := uint64(due) - uint64(now) // due > now: no overflow, whatever their signs
+	if ms > uint64(math.MaxInt64/int64(time.Millisecond)) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 // sortByDueTime orders a delay queue's items by due time, as Curator's, and

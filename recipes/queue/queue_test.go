@@ -416,6 +416,47 @@ func TestQueueCorruptNodesRemoved(t *testing.T) {
 	}
 }
 
+// An item the consumer may not read (another producer's, under an ACL that
+// leaves it out) is left in the queue and logged, and the items after it
+// are delivered, in either mode: Curator's consumer logs such an item and
+// goes on.
+func TestQueueUnreadableItemIsPassed(t *testing.T) {
+	recipestest.LeakCheck(t)
+	ns := recipestest.Namespace(t)
+	admin := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	for _, lock := range []string{"", "/locks"} {
+		path := "/q" + lock
+		if _, err := admin.Create(ctx, path+"/queue-", []byte("private"), framework.WithMode(framework.PersistentSequential),
+			framework.WithParents(), framework.WithACL(framework.DigestACL(framework.PermAll, "owner", "secret"))); err != nil {
+			t.Fatal(err)
+		}
+		var opts []queue.Option
+		if lock != "" {
+			opts = append(opts, queue.WithLockPath(lock))
+		}
+		logger, logged := recipestest.LogSignal("cannot read is left in the queue")
+		c := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithLogger(logger))
+		r := newRecord[string]()
+		q := startQueue(t, c, path, recorder(r), opts...)
+		if err := q.Put(ctx, "good"); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.wait(t, 1); got[0] != "good" {
+			t.Fatalf("lock path %q: consumed %v", lock, got)
+		}
+		select {
+		case <-logged:
+		case <-ctx.Done():
+			t.Fatalf("lock path %q: the unreadable item was not logged", lock)
+		}
+		recipestest.Eventually(t, "the unreadable item alone in the queue", func() (bool, string) {
+			kids := children(t, admin, path)
+			return len(kids) == 1, fmt.Sprint(kids)
+		})
+	}
+}
+
 // A bounded queue: a Put waits while the queue holds maxItems nodes, and
 // goes on once a consumer takes one.
 func TestQueueMaxItems(t *testing.T) {
