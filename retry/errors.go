@@ -16,6 +16,12 @@ var ErrOperationTimeout error = zkerr.OperationTimeout
 // (ErrOperationTimeout), or the session moved or expired (a retry then runs
 // on the next session). A closed client, a context's end and the server's
 // refusals are final.
+//
+// It looks at the cause alone, not at what the call did: a write whose
+// outcome is unknown (framework.ErrOutcomeUnknown, which wraps its cause) is
+// retryable by this test, and repeating it may apply it twice. A loop
+// around a write that is not idempotent (an atomic increment, a queue's
+// put) must test for framework.ErrOutcomeUnknown first.
 func IsRetryable(err error) bool {
 	switch {
 	case err == nil:

@@ -92,7 +92,7 @@ func (c *core[T]) forceSet(ctx context.Context, v T) error {
 	if !errors.Is(err, framework.ErrNoNode) {
 		return err
 	}
-	_, err = c.client.Create(ctx, c.path, b, framework.WithContainerParents())
+	_, err = c.client.Create(ctx, c.path, b, framework.WithContainerParents(), framework.WithoutUndo())
 	if !errors.Is(err, framework.ErrNodeExists) {
 		return err
 	}
@@ -168,9 +168,10 @@ func (c *core[T]) promoted(ctx context.Context, start time.Time, res *Result[T],
 		lctx, cancel = context.WithTimeout(ctx, c.promo.Timeout)
 	}
 	hold, err := c.mutex.Acquire(lctx)
+	timedOut := ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) // read before cancel, which ends lctx
 	cancel()
 	if err != nil {
-		if ctx.Err() == nil && lctx.Err() != nil {
+		if timedOut && errors.Is(err, context.DeadlineExceeded) {
 			return nil // the promotion's timeout
 		}
 		return err

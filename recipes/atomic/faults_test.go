@@ -198,6 +198,38 @@ func TestCancelledPromotionLeavesNoLockNode(t *testing.T) {
 	}
 }
 
+// A promotion with a timeout that fails to take its lock for another reason
+// (here, the lock path refuses the client's create) returns that error: only
+// the timeout itself is a quiet failure.
+func TestPromotionLockErrorIsReturned(t *testing.T) {
+	proxy, c, direct := proxied(t)
+	ctx := ctxT(t)
+	if _, err := direct.Create(ctx, "/lock", nil, framework.WithACL(framework.WorldACL(framework.PermRead))); err != nil {
+		t.Fatal(err)
+	}
+	l := newInt64(t, c, "/long", retry.RetryNTimes(0, 0), atomic.WithPromotion(atomic.Promotion{LockPath: "/lock", Timeout: time.Minute}))
+	other := newInt64(t, direct, "/long", few)
+	held := proxy.HoldReply(zkharness.OpGetData)
+	type answer struct {
+		res atomic.Result[int64]
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := l.Increment(ctx)
+		done <- answer{res, err}
+	}()
+	<-held.Arrived()
+	if _, err := other.Increment(ctx); err != nil { // the optimistic try fails
+		t.Fatal(err)
+	}
+	held.Deliver()
+	got := <-done
+	if !errors.Is(got.err, framework.ErrNoAuth) || got.res.Succeeded {
+		t.Fatalf("a promotion refused its lock: %+v, %v; want ErrNoAuth", got.res, got.err)
+	}
+}
+
 // An update cancelled while it holds the promotion's lock returns at once,
 // though the connection has gone silent: before the client even finds the
 // connection suspended, not after waiting on the release of the lock, whose

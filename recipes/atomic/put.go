@@ -78,7 +78,9 @@ func (c *core[T]) settle(ctx context.Context, read *framework.Stat, b []byte, lo
 // write is one set at read's version, or one create if read is nil.
 func (c *core[T]) write(ctx context.Context, read *framework.Stat, b []byte) (*framework.Stat, error) {
 	if read == nil {
-		_, err := c.client.Create(ctx, c.path, b, framework.WithContainerParents())
+		// Kept if ctx ends before the answer, like a set: others may read
+		// the value, or find it made, as soon as it is.
+		_, err := c.client.Create(ctx, c.path, b, framework.WithContainerParents(), framework.WithoutUndo())
 		return nil, err
 	}
 	return c.client.Set(ctx, c.path, b, read.Version)

@@ -75,7 +75,7 @@ const (
 )
 
 // NewValue returns a Value for the node at path, created with seed if it
-// does not exist when the Value starts.
+// does not exist when the Value starts (a nil seed is an empty value).
 func NewValue(client *framework.Client, path string, seed []byte, opts ...Option) (*Value, error) {
 	return newValue(client, path, seed, "value", opts)
 }
@@ -91,6 +91,9 @@ func newValue(client *framework.Client, path string, seed []byte, recipe string,
 	o, err := applyOptions(opts)
 	if err != nil {
 		return nil, err
+	}
+	if seed == nil {
+		seed = []byte{} // an empty value: nil would be the client's default data
 	}
 	return &Value{client: client, path: path, seed: bytes.Clone(seed),
 		listeners: delivery.NewContainer[[]byte](delivery.DefaultLimit, nil), closed: make(chan struct{}),
@@ -143,7 +146,8 @@ func (v *Value) Start(ctx context.Context) error {
 
 // load creates the node if it is missing, and reads it with a watch.
 func (v *Value) load(ctx context.Context) ([]byte, *framework.Stat, framework.Watch, error) {
-	_, err := v.client.Create(ctx, v.path, v.seed, framework.WithContainerParents())
+	// Kept if ctx ends before the answer: others may already read it.
+	_, err := v.client.Create(ctx, v.path, v.seed, framework.WithContainerParents(), framework.WithoutUndo())
 	if err != nil && !errors.Is(err, framework.ErrNodeExists) {
 		return nil, nil, framework.Watch{}, err
 	}

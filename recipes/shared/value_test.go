@@ -88,6 +88,19 @@ func TestValueSharesSets(t *testing.T) {
 	}
 }
 
+// A nil seed is an empty value, not the client's default data.
+func TestValueNilSeedIsEmpty(t *testing.T) {
+	cs := clients(t, 2, framework.WithDefaultData([]byte("default")))
+	ctx := ctxT(t)
+	a := values(t, "/v", nil, cs[0])[0]
+	if got := a.Get().Value; len(got) != 0 {
+		t.Fatalf("the value %q, want empty", got)
+	}
+	if data, _, err := cs[1].Get(ctx, "/v"); err != nil || len(data) != 0 {
+		t.Fatalf("the node holds %q, %v; want nothing", data, err)
+	}
+}
+
 // TrySet sets only over the value it read: a participant whose read is
 // stale is refused, and sees the value that won.
 func TestValueTrySetRefusesAStaleRead(t *testing.T) {
