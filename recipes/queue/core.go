@@ -118,6 +118,15 @@ func (q *core[T]) close() error {
 	return nil
 }
 
+// consuming reports whether the caller is the queue's consumer goroutine
+// (running its Consumer).
+func (q *core[T]) consuming() bool {
+	q.mu.Lock()
+	runner := q.runner
+	q.mu.Unlock()
+	return runner != 0 && goroutine.ID() == runner
+}
+
 // check returns an error unless the queue has started and is not closed.
 func (q *core[T]) check() error {
 	q.mu.Lock()

@@ -14,6 +14,9 @@ import (
 // consumer's clock (the clocks of producers and consumers must agree).
 type DelayQueue[T any] struct{ c *core[T] }
 
+// consuming reports whether the caller is the queue's Consumer (see Sharder.Close).
+func (q *DelayQueue[T]) consuming() bool { return q.c.consuming() }
+
 // NewDelay returns a DelayQueue at path; see New.
 func NewDelay[T any](client *framework.Client, path string, ser Serializer[T], consumer Consumer[T], opts ...Option) (*DelayQueue[T], error) {
 	c, err := newCore(delayKind(), client, path, ser, consumer, opts)

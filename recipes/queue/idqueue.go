@@ -14,6 +14,9 @@ import (
 // consumed. Items are delivered in the order they were put.
 type IDQueue[T any] struct{ c *core[T] }
 
+// consuming reports whether the caller is the queue's Consumer (see Sharder.Close).
+func (q *IDQueue[T]) consuming() bool { return q.c.consuming() }
+
 // NewID returns an IDQueue at path (which cannot contain "|"); see New.
 func NewID[T any](client *framework.Client, path string, ser Serializer[T], consumer Consumer[T], opts ...Option) (*IDQueue[T], error) {
 	c, err := newCore(idKind(), client, path, ser, consumer, opts)

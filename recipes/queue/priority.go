@@ -14,6 +14,9 @@ import (
 // Queue.
 type PriorityQueue[T any] struct{ c *core[T] }
 
+// consuming reports whether the caller is the queue's Consumer (see Sharder.Close).
+func (q *PriorityQueue[T]) consuming() bool { return q.c.consuming() }
+
 // NewPriority returns a PriorityQueue at path; see New.
 func NewPriority[T any](client *framework.Client, path string, ser Serializer[T], consumer Consumer[T], opts ...Option) (*PriorityQueue[T], error) {
 	c, err := newCore(priorityKind(), client, path, ser, consumer, opts)

@@ -20,6 +20,9 @@ import (
 // is logged and removed, as Curator does.
 type Queue[T any] struct{ c *core[T] }
 
+// consuming reports whether the caller is the queue's Consumer (see Sharder.Close).
+func (q *Queue[T]) consuming() bool { return q.c.consuming() }
+
 // New returns a Queue at path whose items ser turns into bytes, delivered to
 // consumer; a nil consumer makes a producer-only queue. Nothing is sent
 // until Start.

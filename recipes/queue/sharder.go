@@ -74,6 +74,7 @@ type Sharder[Q Shard] struct {
 	done       chan struct{} // closed once everything Start began has stopped
 	latchOn    bool          // the latch was started
 	shards     map[string]Q  // by path
+	stopping   map[string]Q  // the shards stop is closing
 	preferred  map[string]bool
 	closeError error
 }
@@ -289,6 +290,20 @@ func (s *Sharder[Q]) check(ctx context.Context) error {
 	return errors.Join(failed...)
 }
 
+// calledFromAShardLocked reports whether the caller is one of the shards'
+// Consumers (of this package's queues; another Shard cannot say). s.mu is
+// held.
+func (s *Sharder[Q]) calledFromAShardLocked() bool {
+	for _, m := range []map[string]Q{s.shards, s.stopping} {
+		for _, q := range m {
+			if c, ok := any(q).(interface{ consuming() bool }); ok && c.consuming() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // stop leaves the election and closes every shard's queue.
 func (s *Sharder[Q]) stop() {
 	s.mu.Lock()
@@ -296,6 +311,7 @@ func (s *Sharder[Q]) stop() {
 	s.latchOn = false
 	shards := s.shards
 	s.shards = make(map[string]Q)
+	s.stopping = shards
 	s.preferred = make(map[string]bool)
 	s.mu.Unlock()
 	var errs []error
@@ -315,18 +331,23 @@ func (s *Sharder[Q]) stop() {
 }
 
 // Close leaves the leader election and closes every shard's queue,
-// returning once they have stopped; items stay in the shards. Close is
-// idempotent.
+// returning once they have stopped; items stay in the shards. Called from a
+// shard's Consumer, it does not wait, as that shard's Close waits for its
+// Consumer to return: the shards stop once it has. Close is idempotent.
 func (s *Sharder[Q]) Close() error {
 	s.mu.Lock()
 	prev := s.state
 	s.state = closed
 	cancel, done := s.cancel, s.done
+	fromShard := s.calledFromAShardLocked()
 	s.mu.Unlock()
 	if prev == created || done == nil {
 		return nil
 	}
 	cancel()
+	if fromShard {
+		return nil
+	}
 	<-done
 	s.mu.Lock()
 	defer s.mu.Unlock()

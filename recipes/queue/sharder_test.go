@@ -229,6 +229,51 @@ func TestSharderOnlyTheLeaderAddsShards(t *testing.T) {
 // Start's context is the Sharder's lifetime: when it ends, the Sharder
 // leaves the election and stops its shards, as Close does. Queue before
 // Start, a second Start and a Start after Close are errors.
+// A shard's Consumer may close its Sharder: Close returns instead of
+// waiting for that shard, whose Close waits for the Consumer; everything
+// stops once the Consumer has returned.
+func TestSharderCloseFromAConsumer(t *testing.T) {
+	recipestest.LeakCheck(t)
+	c := clients(t, 1)[0]
+	ctx := ctxT(t)
+	var s *queue.Sharder[*queue.Queue[string]]
+	closed := make(chan error, 1)
+	alloc := func(path string) (*queue.Queue[string], error) {
+		return queue.New(c, path, queue.String{}, func(context.Context, string) error {
+			closed <- s.Close()
+			return nil
+		})
+	}
+	s, err := queue.NewSharder(c, "/q", "/leader", queue.SharderPolicies{}, alloc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q, err := s.Queue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Put(ctx, "stop"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close from a Consumer: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Close from a Consumer did not return")
+	}
+	if err := s.Close(); err != nil { // from another goroutine: waits for everything
+		t.Fatal(err)
+	}
+	if got := children(t, c, "/leader"); len(got) != 0 {
+		t.Fatalf("latch nodes after Close: %v", got)
+	}
+}
+
 func TestSharderLifecycle(t *testing.T) {
 	recipestest.LeakCheck(t)
 	c := clients(t, 1)[0]
