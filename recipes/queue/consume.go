@@ -349,7 +349,7 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (outcome, error) 
 	c := q.cfg.client
 	lock, item := framework.JoinPath(q.cfg.lockPath, name), framework.JoinPath(q.cfg.path, name)
 	_, changed := c.StateChanged()
-	session, got, err := q.lock(ctx, item, lock, lockToken(c), c.SessionID())
+	session, got, err := q.lock(ctx, item, lock, c.SessionID())
 	if got != taken || err != nil {
 		return got, err
 	}
@@ -389,13 +389,23 @@ func (q *core[T]) takeLocked(ctx context.Context, name string) (outcome, error) 
 	return taken, nil
 }
 
-// lock creates an item's lock node holding token, if the item is still
-// there: taken if it did, missed if the item is gone, locked if another
-// consumer has it. session is the client's session before the create;
-// owner, once taken, is the session that owns the lock node: a create sent
-// while the client reconnected after session was lost is made under the
-// next session.
-func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, session int64) (owner int64, got outcome, err error) {
+// lock creates an item's lock node, if the item is still there: taken if
+// it did, missed if the item is gone, locked if another consumer has it.
+// session is the client's session before the create; owner, once taken, is
+// the session that owns the lock node: a create sent while the client
+// reconnected after session was lost is made under the next session. A
+// create whose outcome lock cannot tell leaves its token to the item's next
+// take (lockTokenFor), which finds the node its own if it was made.
+func (q *core[T]) lock(ctx context.Context, item, lock string, session int64) (owner int64, got outcome, err error) {
+	token, retaking := q.lockTokenFor(lock)
+	owner, got, err = q.lockWith(ctx, item, lock, token, retaking, session)
+	q.settleToken(lock, token, err == nil)
+	return owner, got, err
+}
+
+// lockWith is lock with the lock node's token; retaking says a create of
+// unknown outcome may have made the node with it.
+func (q *core[T]) lockWith(ctx context.Context, item, lock string, token []byte, retaking bool, session int64) (owner int64, got outcome, err error) {
 	c := q.cfg.client
 	// Not ctx: a create in flight when ctx ended could leave the node.
 	sctx, cancel := q.settleContext(ctx)
@@ -418,8 +428,10 @@ func (q *core[T]) lock(ctx context.Context, item, lock string, token []byte, ses
 		// The session changed around the create: ask the node whose it
 		// is, or settle and unlock would leave it behind as a lost
 		// session's (which went with it) while the next one keeps it.
-	case errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNodeExists):
+	case errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNodeExists) && !retaking:
 		return 0, locked, nil
+	case errors.As(err, &te) && te.Index == 1 && errors.Is(err, framework.ErrNodeExists):
+		// Perhaps the node of our earlier create: see whose it is.
 	case errors.As(err, &te):
 		if te.Index == 0 && unreadable(err) {
 			_, name := framework.SplitPath(item)

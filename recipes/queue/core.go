@@ -48,6 +48,44 @@ type core[T any] struct {
 	// skipped holds the items a pass went past because they could not
 	// be read, each logged once.
 	skipped map[string]bool
+	// unsettled holds, by lock node path, the token of a lock create
+	// whose outcome could not be told: it may have made the node, which
+	// then holds the item for this client's session. The next take or
+	// Remove of the item creates with the same token, and so knows that
+	// node for its own.
+	unsettled map[string][]byte
+}
+
+// maxUnsettled bounds the tokens a queue keeps for lock creates of unknown
+// outcome.
+const maxUnsettled = 1000
+
+// lockTokenFor returns the token for a create of the lock node lock: the
+// one kept from a create of unknown outcome (retaking is then true), else a
+// new one.
+func (q *core[T]) lockTokenFor(lock string) (token []byte, retaking bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t, ok := q.unsettled[lock]; ok {
+		return t, true
+	}
+	return lockToken(q.cfg.client), false
+}
+
+// settleToken forgets the token of the lock node lock once a create's
+// outcome is known, and keeps it (see unsettled) when it is not.
+func (q *core[T]) settleToken(lock string, token []byte, known bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch {
+	case known:
+		delete(q.unsettled, lock)
+	case len(q.unsettled) < maxUnsettled:
+		if q.unsettled == nil {
+			q.unsettled = make(map[string][]byte)
+		}
+		q.unsettled[lock] = token
+	}
 }
 
 func newCore[T any](k kind, client *framework.Client, path string, ser Serializer[T], consumer Consumer[T], opts []Option) (*core[T], error) {

@@ -86,6 +86,53 @@ func TestLostLockCreateReply(t *testing.T) {
 	}
 }
 
+// A Remove whose lock create takes effect but whose answer is lost while
+// its context ends cannot tell whether it made the lock node, which then
+// holds the item for the client's session. The next Remove of the id
+// creates with the same token, finds the node its own, and removes the
+// item; nothing is left.
+func TestRemoveAfterALostLockCreate(t *testing.T) {
+	recipestest.LeakCheck(t)
+	proxy, _, c, direct := behindProxy(t)
+	ctx := ctxT(t)
+	q, err := queue.NewID[string](c, "/q", queue.String{}, nil, queue.WithLockPath("/locks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	if err := q.Put(ctx, "x", "id"); err != nil {
+		t.Fatal(err)
+	}
+	held := proxy.HoldReply(zkharness.OpCreate) // the Remove's lock create
+	rctx, cancel := context.WithCancel(ctx)
+	removed := make(chan error, 1)
+	go func() {
+		_, err := q.Remove(rctx, "id")
+		removed <- err
+	}()
+	select {
+	case <-held.Arrived(): // the lock node is made
+	case <-ctx.Done():
+		t.Fatal("the Remove sent no lock create")
+	}
+	cancel()
+	held.Drop() // its answer never comes
+	if err := <-removed; err == nil {
+		t.Fatal("the Remove whose lock create went unanswered reported no error")
+	}
+	if got := children(t, direct, "/locks"); len(got) != 1 {
+		t.Fatalf("lock nodes %v, want the one the unanswered create made", got)
+	}
+	n, err := q.Remove(ctx, "id")
+	if err != nil || n != 1 {
+		t.Fatalf("the next Remove: %d, %v; want the item removed", n, err)
+	}
+	waitEmpty(t, direct, "/q", "/locks")
+}
+
 // Two lock-safe queues on one client (one session): while the first's
 // consumer holds an item, the reply to the second's lock create for that
 // item is lost, and the retry finds a lock node its session owns. It is the

@@ -100,20 +100,29 @@ func (q *core[T]) tryRemove(ctx context.Context, name string) (bool, error) {
 		}
 		return err == nil, err
 	}
-	lock, token := framework.JoinPath(q.cfg.lockPath, name), lockToken(q.cfg.client)
+	lock := framework.JoinPath(q.cfg.lockPath, name)
+	token, _ := q.lockTokenFor(lock)
 	session := c.SessionID()
 	_, err := c.Create(ctx, lock, token, framework.WithMode(framework.Ephemeral))
 	switch {
 	case errors.Is(err, framework.ErrNodeExists) || err == nil && c.SessionID() != session:
-		// Ours only if a retry after a lost reply found the node this
-		// create made (a consumer on the same session has the item
-		// otherwise), or, the session having changed around the create,
-		// if the current session owns it.
-		if session, err = q.ownsLock(ctx, lock, token); session == 0 || err != nil {
+		// Ours only if a retry after a lost reply, or an earlier Remove
+		// that could not tell, made the node with this token (a consumer
+		// on the same session has the item otherwise), or, the session
+		// having changed around the create, if the current session owns
+		// it.
+		session, err = q.ownsLock(ctx, lock, token)
+		q.settleToken(lock, token, err == nil)
+		if session == 0 || err != nil {
 			return false, err
 		}
 	case err != nil:
+		// The create may have been made all the same, its answer lost:
+		// the next take or Remove of the item tries with this token.
+		q.settleToken(lock, token, false)
 		return false, err
+	default:
+		q.settleToken(lock, token, true)
 	}
 	defer q.unlock(ctx, lock, session)
 	err = c.Delete(ctx, item)
