@@ -114,6 +114,15 @@ func (c *Container[E]) Post(ev E) {
 	}
 }
 
+// Delivering reports whether the caller is the delivery goroutine: a
+// listener, or what it calls.
+func (c *Container[E]) Delivering() bool {
+	c.mu.Lock()
+	deliverer := c.deliverer
+	c.mu.Unlock()
+	return deliverer != 0 && goroutine.ID() == deliverer
+}
+
 // Close delivers the events already posted, then stops the delivery goroutine
 // and waits for it. Called from a listener, on that goroutine, it does not
 // wait: the goroutine stops once the listener has returned and the events

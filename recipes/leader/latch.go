@@ -131,7 +131,9 @@ func (l *Latch) Start(ctx context.Context) error {
 // it: the client deletes the node once it is back, or the node goes with
 // its session. Close is idempotent (a later call waits for the first to
 // finish and returns nil), and a latch closed before Start never starts.
-// It must not be called from a listener.
+// Called from a listener, Close does not wait: the latch's goroutine waits
+// for that listener to return before it deletes the node (the term's code
+// has not let go until then), and stops after.
 func (l *Latch) Close() error {
 	l.mu.Lock()
 	first := l.m.closeLocked()
@@ -139,11 +141,17 @@ func (l *Latch) Close() error {
 		l.wakeLocked()
 	}
 	l.mu.Unlock()
-	if !first {
-		l.m.awaitClosed()
+	fromListener := l.listeners.Delivering()
+	switch {
+	case !first && fromListener:
 		return nil
+	case !first:
+		l.m.awaitClosed()
+	case fromListener:
+		go l.m.finishClose(l.listeners.Close) // ends once the listener has returned; a later Close waits for it
+	default:
+		l.m.finishClose(l.listeners.Close)
 	}
-	l.m.finishClose(l.listeners.Close)
 	return nil
 }
 
