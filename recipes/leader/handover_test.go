@@ -208,3 +208,54 @@ func TestLatchHandsOverOnlyOnceTheTermsCodeLetGo(t *testing.T) {
 		}
 	})
 }
+
+// A Selector keeps its term's node while code outside the leadership
+// function holds a Retain on the term, as a latch does: the function has
+// returned, and the next participant leads only once the grace runs out.
+// Without that, p1 led at once, while p0's retained code could still act.
+func TestSelectorHandsOverOnlyOnceARetainIsReleased(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	ctx := ctxT(t)
+	log, graceRan := recipestest.LogSignal(graceLog)
+	c0 := recipestest.NewClient(t, server.Addr(), framework.WithNamespace(ns), framework.WithLogger(log))
+	c1 := recipestest.NewClient(t, server.Addr(), framework.WithNamespace(ns))
+	retained := make(chan func(), 1)
+	p0, err := leader.NewSelector(c0, "/election", func(_ context.Context, term *leader.Leadership) error {
+		retained <- term.Retain() // code that goes on after the function returns
+		return nil
+	}, leader.WithID("p0"), leader.WithGrace(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p0.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p0.Close() })
+	select {
+	case release := <-retained:
+		defer release()
+	case <-ctx.Done():
+		t.Fatal("p0 never led")
+	}
+	began := make(chan bool, 1)
+	p1, err := leader.NewSelector(c1, "/election", func(ctx context.Context, _ *leader.Leadership) error {
+		began <- isClosed(graceRan)
+		<-ctx.Done()
+		return nil
+	}, leader.WithID("p1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p1.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p1.Close() })
+	select {
+	case ran := <-began:
+		if !ran {
+			t.Fatal("p1 led while p0's term was retained, before p0's grace ran out")
+		}
+	case <-ctx.Done():
+		t.Fatal("p1 never led")
+	}
+}

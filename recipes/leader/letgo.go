@@ -56,7 +56,11 @@ func (m *member) awaitLetGo(t *Leadership, delivered <-chan struct{}) {
 	}
 	timer := time.NewTimer(m.grace)
 	defer timer.Stop()
-	for waiting := delivered; ; waiting = t.retained() {
+	for {
+		waiting := delivered // the listeners first, then every Retain
+		if waiting == nil {
+			waiting = t.retained()
+		}
 		if waiting == nil {
 			return
 		}
