@@ -61,3 +61,45 @@ func TestLatchCloseFromAListener(t *testing.T) {
 		})
 	}
 }
+
+// The leadership function may close its Selector, as Curator's
+// takeLeadership may close its LeaderSelector: Close returns instead of
+// waiting for the function, the term's context ends, and the node goes
+// once the function has returned.
+func TestSelectorCloseFromTheFunction(t *testing.T) {
+	cs := clients(t, 1)
+	ctx := ctxT(t)
+	var s *leader.Selector
+	closed := make(chan error, 1)
+	termEnded := make(chan error, 1)
+	s, err := leader.NewSelector(cs[0], "/election", func(fctx context.Context, _ *leader.Leadership) error {
+		closed <- s.Close()
+		<-fctx.Done()
+		termEnded <- context.Cause(fctx)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close from the function: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Close from the function did not return")
+	}
+	if err := <-termEnded; !errors.Is(err, leader.ErrClosed) {
+		t.Fatalf("the function's context ended with %v, want ErrClosed", err)
+	}
+	if err := s.Close(); err != nil { // from another goroutine: waits for the selector's goroutines
+		t.Fatal(err)
+	}
+	kids, _, err := cs[0].Children(ctx, "/election")
+	if err != nil && !errors.Is(err, framework.ErrNoNode) || len(kids) != 0 {
+		t.Fatalf("after Close the election has %v, %v", kids, err)
+	}
+}

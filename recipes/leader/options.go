@@ -53,7 +53,7 @@ func WithAutoRequeue() Option { return func(o *options) { o.autoRequeue = true }
 // a Go function returns it), and the term that function ran. handle runs
 // on the selector's goroutine once the term's node is deleted, so it never
 // delays the next leader, one call at a time and in order; Close waits for
-// a call under way, so handle must not call Close. It is not called for an
+// a call under way (a Close from handle itself returns without waiting). It is not called for an
 // error that only reports the term's end: one that wraps context.Canceled
 // or the term's Err, returned after the term ended. It is a Selector's
 // option only: NewLatch refuses it.

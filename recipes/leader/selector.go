@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocurator/curator/driver"
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/goroutine"
 	"github.com/gocurator/curator/recipes/locks"
 )
 
@@ -40,6 +41,7 @@ type Selector struct {
 	queued bool          // in the election, or about to be: from Start, Requeue or auto-requeue until the term ends
 	wake   chan struct{} // capacity 1: queued may have become true
 	term   *Leadership
+	runner uint64 // the run goroutine's id (goroutine.ID), once it runs
 }
 
 // NewSelector returns a selector for the election at path that runs fn
@@ -144,27 +146,36 @@ func (s *Selector) Leader(ctx context.Context) (Participant, error) {
 // Close leaves the election: it ends a term under way (the function's
 // context ends with ErrClosed), waits for the function to return, deletes
 // the selector's node, and returns once its goroutines have stopped. A
-// function that ignores its context keeps Close waiting, and Close must
-// not be called from the function (it would wait for itself): to leave
-// the election from there, return without WithAutoRequeue. If the connection
-// is down Close does not wait for it: the client deletes the node once it
-// is back, or the node goes with its session. Close is idempotent (a later
-// call waits for the first to finish and returns nil), and a selector
-// closed before Start never starts.
+// function that ignores its context keeps Close waiting. Called from the
+// function (or WithErrorHandler's handler), Close does not wait, as Curator's
+// close does not: the function's context ends, and the selector deletes its
+// node and stops once the function has returned. If the connection is down
+// Close does not wait for it: the client deletes the node once it is back,
+// or the node goes with its session. Close is idempotent (a later call waits
+// for the first to finish and returns nil), and a selector closed before
+// Start never starts.
 func (s *Selector) Close() error {
 	s.mu.Lock()
 	first := s.m.closeLocked()
+	fromRun := s.runner != 0 && goroutine.ID() == s.runner
 	s.mu.Unlock()
-	if !first {
+	switch {
+	case !first && fromRun:
+	case !first:
 		s.m.awaitClosed()
-		return nil
+	case fromRun:
+		go s.m.finishClose(func() {}) // ends once the function has returned; a later Close waits for it
+	default:
+		s.m.finishClose(func() {})
 	}
-	s.m.finishClose(func() {})
 	return nil
 }
 
 // run takes a term each time the selector is queued, until ctx ends.
 func (s *Selector) run(ctx context.Context) {
+	s.mu.Lock()
+	s.runner = goroutine.ID() // for a Close from the function
+	s.mu.Unlock()
 	for s.awaitQueued(ctx) {
 		hold, ok := s.m.join(ctx)
 		if !ok {
