@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,14 @@ type Semaphore struct {
 	// full is set when an acquire last found every lease out: the next
 	// takes Curator's slower path, holding the lock while it waits.
 	full atomic.Bool
+
+	// The shared count as last read, and its read's watch, for every
+	// acquire until the watch fires: go-zookeeper keeps every watch set on
+	// a path until the node changes, so a read per acquire of a count that
+	// never changes would pile them up.
+	countMu      sync.Mutex
+	countValue   int
+	countChanged <-chan struct{} // nil before the first read
 }
 
 // NewSemaphore returns a semaphore at path allowing maxLeases leases at once.
@@ -156,18 +165,34 @@ func (s *Semaphore) acquireN(ctx context.Context, n int, try bool) ([]*Hold, err
 	return got, nil
 }
 
-// readCount reads the SharedCount node and watches it.
-func (s *Semaphore) readCount(ctx context.Context) (int, framework.Watch, error) {
+// readCount returns the SharedCount node's count and a channel closed once
+// it changes: the count an earlier read left, while its watch has not
+// fired, else the node read again with a watch.
+func (s *Semaphore) readCount(ctx context.Context) (int, <-chan struct{}, error) {
+	s.countMu.Lock()
+	n, changed := s.countValue, s.countChanged
+	s.countMu.Unlock()
+	if changed != nil {
+		select {
+		case <-changed:
+		default:
+			return n, changed, nil
+		}
+	}
 	data, _, w, err := s.client.GetW(ctx, s.countPath)
 	if err != nil {
-		return 0, w, err
+		return 0, nil, err
 	}
 	if len(data) != 4 {
-		return 0, w, fmt.Errorf("%w: shared count %s holds %d bytes, want 4", ErrInvalidArg, s.countPath, len(data))
+		return 0, nil, fmt.Errorf("%w: shared count %s holds %d bytes, want 4", ErrInvalidArg, s.countPath, len(data))
 	}
 	// A count of 0 or below lets nobody in: acquirers wait for it to rise,
 	// as Curator's do.
-	return max(int(int32(binary.BigEndian.Uint32(data))), 0), w, nil
+	n, changed = max(int(int32(binary.BigEndian.Uint32(data))), 0), w.Done()
+	s.countMu.Lock()
+	s.countValue, s.countChanged = n, changed
+	s.countMu.Unlock()
+	return n, changed, nil
 }
 
 // Participants returns the names of the lease nodes (not their full

@@ -231,19 +231,20 @@ func (s *Semaphore) listLeases(ctx context.Context) (leaseListing, error) {
 // shows whether our lease survived.
 func (s *Semaphore) waitForRoom(ctx context.Context, path string, first *leaseListing, sess *framework.Session, try bool) (h *Hold, waited bool, err error) {
 	_, name := framework.SplitPath(path)
-	// The shared count is read again only once its watch has fired:
-	// go-zookeeper keeps every watch set on a path until the node changes.
+	// The shared count is read again only once its watch has fired
+	// (readCount): go-zookeeper keeps every watch set on a path until the
+	// node changes.
 	var count int
 	var countChanged <-chan struct{}
 	countStale := s.countPath != ""
 	for ; ; waited = true {
 		max, changed := s.limit.get()
 		if countStale {
-			n, w, err := s.readCount(ctx)
+			n, c, err := s.readCount(ctx)
 			if err != nil {
 				return nil, waited, err
 			}
-			count, countChanged, countStale = n, w.Done(), false
+			count, countChanged, countStale = n, c, false
 		}
 		if s.countPath != "" {
 			max = count

@@ -384,6 +384,56 @@ func TestSemaphoreGivesUpWhenItsLeaseKeepsVanishing(t *testing.T) {
 	}
 }
 
+// Acquires on one Semaphore share the count's read while the count does
+// not change: each read sets a watch that go-zookeeper keeps until the node
+// changes, so a read per acquire would pile them up. A change is read once.
+func TestSemaphoreAcquiresShareTheCountsRead(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	admin := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	cnt := zkharness.NewCounter()
+	c := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns), framework.WithDialer(cnt.Dialer(nil)))
+	ctx := ctxT(t)
+	if _, err := admin.Create(ctx, "/count", []byte{0, 0, 0, 2}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := locks.NewSemaphoreWithCount(c, "/sem", "/count")
+	cycle := func() {
+		t.Helper()
+		h, err := s.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		cycle()
+	}
+	if n := cnt.RequestsOf(zkharness.OpGetData); n != 1 {
+		t.Fatalf("5 acquires read the unchanged count %d times, want once", n)
+	}
+	changed := make(chan struct{})
+	_, _, w, err := admin.GetW(ctx, "/count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { <-w.Done(); close(changed) }()
+	if _, err := admin.Set(ctx, "/count", []byte{0, 0, 0, 3}, -1); err != nil {
+		t.Fatal(err)
+	}
+	<-changed
+	if err := c.Sync(ctx, "/count"); err != nil { // the client has had the change's notification
+		t.Fatal(err)
+	}
+	for range 3 {
+		cycle()
+	}
+	if n := cnt.RequestsOf(zkharness.OpGetData); n != 2 {
+		t.Fatalf("after a change, the count was read %d times in all, want twice", n)
+	}
+}
+
 // A waiter on a shared count reads the count once, not on every wake:
 // go-zookeeper keeps each watch set on a path until the node changes, so a
 // read per wake piles up watches for as long as the count stays put.
