@@ -1,6 +1,7 @@
 package recipestest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -346,13 +347,16 @@ func checkCancel(t *testing.T, connect string, drv driver.LockDriver, lockName s
 // create request has been written, before the server's answer: the node
 // the create makes must not stay behind.
 func checkCancelDuringCreate(t *testing.T, connect string, drv driver.LockDriver, lockName string) {
-	spy := &createSpy{}
+	spy := &createSpy{name: []byte(lockName)}
 	ctx, a, b, held := contenders(t, connect, drv, lockName, framework.WithDialer(spy.dialer()))
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	spy.arm(stop)
 	if _, err := b.Acquire(wctx, false); !errors.Is(err, context.Canceled) {
 		t.Fatalf("acquire cancelled during its create returned %v", err)
+	}
+	if spy.armed.Load() != nil {
+		t.Fatalf("the acquire sent no create of a node named with %q: the check could not cancel one in flight", lockName)
 	}
 	waitNodes(t, ctx, a, 1) // the undo may finish after Acquire returns
 	onlyHolder(t, ctx, a, held, "an acquire cancelled during its create")
@@ -390,9 +394,14 @@ func checkNodeMissing(t *testing.T, drv driver.LockDriver, lockName string) {
 }
 
 // createSpy is a dialer that, once armed, calls its function right after
-// the client writes its next create request (of any kind) to the server:
-// a cancel that lands while the create is in flight.
-type createSpy struct{ armed atomic.Pointer[func()] }
+// the client writes its next create request (of any kind, a transaction's
+// too) of a node whose name holds name: a cancel that lands while the
+// driver's create is in flight, not while the client makes its namespace's
+// node or a lock's parents.
+type createSpy struct {
+	name  []byte
+	armed atomic.Pointer[func()]
+}
 
 func (s *createSpy) arm(f func()) { s.armed.Store(&f) }
 
@@ -415,7 +424,7 @@ type spyConn struct {
 
 func (c *spyConn) Write(b []byte) (int, error) {
 	var fire *func()
-	if _, op, ok := zkwire.RequestHeader(b); ok && c.handshook && zkwire.IsCreate(op) {
+	if p, ok := zkwire.CreatedPath(b); ok && c.handshook && bytes.Contains(p, c.spy.name) {
 		fire = c.spy.armed.Swap(nil)
 	}
 	c.handshook = true
