@@ -153,17 +153,18 @@ func (a *app) acquire(conn *connFlags, client *framework.Client, l locker, path 
 		defer cancelWait()
 	}
 	type result struct {
-		hold *locks.Hold
-		err  error
+		hold      *locks.Hold
+		err       error
+		connected bool // a failed connect is never a timeout, whatever --timeout says
 	}
 	done := make(chan result, 1)
 	go func() {
 		if err := conn.connectWithin(base, client); err != nil {
-			done <- result{nil, err}
+			done <- result{nil, err, false}
 			return
 		}
 		h, err := a.take(ctx, client, l, path, shared, wait)
-		done <- result{h, err}
+		done <- result{h, err, true}
 	}()
 	for {
 		select {
@@ -172,7 +173,7 @@ func (a *app) acquire(conn *connFlags, client *framework.Client, l locker, path 
 				release(r.hold)
 				r.hold = nil
 			}
-			timedOut = r.err != nil && sig == nil &&
+			timedOut = r.err != nil && sig == nil && r.connected &&
 				(errors.Is(ctx.Err(), context.DeadlineExceeded) || wait.tryOnce() && errors.Is(r.err, locks.ErrBusy))
 			return r.hold, sig, timedOut, r.err
 		case s := <-sigs:

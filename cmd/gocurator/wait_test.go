@@ -29,6 +29,19 @@ func (b *board) runWithin(d time.Duration, env []string, args ...string) (string
 	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
 
+// A server that cannot be reached is a failure to connect (121), not a lock
+// still busy at --timeout (124), though the timeout ran out while the
+// connect was tried: a script that takes 124 for "busy, skip this run" must
+// not skip while ZooKeeper is down.
+func TestUnreachableServerIsNotATimeout(t *testing.T) {
+	addr, _ := listener(t) // accepts and hangs up: no session
+	env := map[string]string{"ZOOKEEPER_CONNECT": addr}
+	_, stderr, status := runApp([]string{"lock", "--timeout", "100ms", "--connect-timeout", "1s", "/a", "--", "true"}, env)
+	if status != exitFailed {
+		t.Fatalf("status %d, stderr %q; want %d", status, stderr, exitFailed)
+	}
+}
+
 // --timeout 0 is Curator's zero-wait acquire: one try. On a busy lock
 // gocurator exits 124 at once without running its command, leaves no node,
 // and says who holds the lock; on a free lock it runs the command. An
