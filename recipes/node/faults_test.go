@@ -68,18 +68,26 @@ func TestSessionExpiry(t *testing.T) {
 	}
 }
 
-// A sequential node whose create replies are lost (the first create's and
-// a re-creation's) is one node with one name throughout.
-func TestSequentialLostCreateRepliesLeaveOneNode(t *testing.T) {
+// proxiedWithDir returns a client through a fault proxy and one straight
+// to the server, in a namespace of the test's own where /dir exists.
+func proxiedWithDir(t *testing.T) (*zkharness.Proxy, *framework.Client, *framework.Client) {
+	t.Helper()
 	recipestest.LeakCheck(t)
 	proxy := recipestest.StartProxy(t, server.Addr())
 	ns := recipestest.Namespace(t)
 	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
 	other := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
-	ctx := ctxT(t)
-	if _, err := other.Create(ctx, "/dir", nil); err != nil {
+	if _, err := other.Create(ctxT(t), "/dir", nil); err != nil {
 		t.Fatal(err)
 	}
+	return proxy, c, other
+}
+
+// A sequential node whose create replies are lost (the first create's and
+// a re-creation's) is one node with one name throughout.
+func TestSequentialLostCreateRepliesLeaveOneNode(t *testing.T) {
+	proxy, c, other := proxiedWithDir(t)
+	ctx := ctxT(t)
 	n, _ := node.New(c, "/dir/seq-", []byte("x"), node.WithMode(framework.EphemeralSequential))
 	r := record(t, n)
 	proxy.DropAfter(zkharness.OpCreate)
@@ -115,15 +123,8 @@ func TestSequentialLostCreateRepliesLeaveOneNode(t *testing.T) {
 // be written and reports no error: the write after the create goes to the
 // path the create made.
 func TestSetDataDuringTheFirstCreate(t *testing.T) {
-	recipestest.LeakCheck(t)
-	proxy := recipestest.StartProxy(t, server.Addr())
-	ns := recipestest.Namespace(t)
-	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
-	other := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	proxy, c, other := proxiedWithDir(t)
 	ctx := ctxT(t)
-	if _, err := other.Create(ctx, "/dir", nil); err != nil {
-		t.Fatal(err)
-	}
 	n, _ := node.New(c, "/dir/n", []byte("v1"))
 	held := proxy.HoldReply(zkharness.OpCreate)
 	if err := n.Start(context.Background()); err != nil {
@@ -153,15 +154,8 @@ func TestSetDataDuringTheFirstCreate(t *testing.T) {
 // the Node takes it over. A Close while it reads that node deletes it: the
 // node is the Node's from the moment it is found.
 func TestCloseWhileAdoptingDeletesTheNode(t *testing.T) {
-	recipestest.LeakCheck(t)
-	proxy := recipestest.StartProxy(t, server.Addr())
-	ns := recipestest.Namespace(t)
-	c := recipestest.NewClient(t, proxy.Addr(), framework.WithNamespace(ns))
-	other := recipestest.NewClient(t, server.ConnectString(), framework.WithNamespace(ns))
+	proxy, c, other := proxiedWithDir(t)
 	ctx := ctxT(t)
-	if _, err := other.Create(ctx, "/dir", nil); err != nil {
-		t.Fatal(err)
-	}
 	n, _ := node.New(c, "/dir/n", []byte("x"))
 	proxy.DropAfter(zkharness.OpCreate)
 	held := proxy.HoldReply(zkharness.OpGetData)
