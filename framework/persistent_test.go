@@ -216,6 +216,45 @@ func TestAddWatchLastsAsLongAsItsConnection(t *testing.T) {
 	got.expect(ctx, t, ev(framework.EventNodeDataChanged, "/n"))
 }
 
+// TestAddWatchSetAgainBeforeTheOneShotWatches: a persistent watch set again
+// on a new connection while go-zookeeper holds a one-shot watch on its path
+// still tells of every change. go-zookeeper sets its one-shot watches again
+// on the new connection; a server before 3.9 keeps one watch per path and
+// connection, the last set, so an addWatch that went out before them (a Set
+// waiting for the connection is sent the moment the session is back) was
+// replaced by the one-shot watch, and the creates below the path went
+// unheard. The client's own requests now wait for go-zookeeper's setWatches.
+func TestAddWatchSetAgainBeforeTheOneShotWatches(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c, log := startClient(t, proxy.Addr(), framework.WithNamespace(ns))
+	w := newClientAt(t, server.ConnectString(), framework.WithNamespace(ns))
+	ctx := ctxT(t)
+	mustCreate(ctx, t, w, "/p", "/p/x")
+	got := listen(t, c, "/")
+	pw, err := c.AddWatch(ctx, "/p", framework.WatchPersistentRecursive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := c.GetW(ctx, "/p"); err != nil { // a one-shot watch on the same path, unfired
+		t.Fatal(err)
+	}
+	got.expect(ctx, t, ev(framework.EventWatchReset, "/p"))
+	proxy.DropAll()
+	if err := pw.Set(ctx); err != nil { // waits for the session, and goes out as soon as it is back
+		t.Fatal(err)
+	}
+	log.waitLast(t, listener.Reconnected)
+	for i := range 2 {
+		deep := fmt.Sprintf("/p/x/%d", i)
+		if _, err := w.Create(ctx, deep, nil); err != nil {
+			t.Fatal(err)
+		}
+		got.expect(ctx, t, ev(framework.EventNodeCreated, deep))
+	}
+	got.none(ctx, t, c)
+}
+
 // TestAddWatchBesideOtherRequests: persistent watches added and removed on
 // many goroutines, while others read, all succeed: their requests go on
 // go-zookeeper's connection between its own, and their replies are taken
