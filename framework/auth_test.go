@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/listener"
 	"github.com/gocurator/curator/recipestest"
 )
 
@@ -44,5 +45,27 @@ func TestRefusedAuthFailsOperations(t *testing.T) {
 	}
 	if _, _, err := c.Exists(ctxT(t), "/x"); !errors.Is(err, framework.ErrNoAuth) {
 		t.Fatalf("an operation after the server refused the auth info: %v, want ErrNoAuth", err)
+	}
+}
+
+// A multiRead on a client with digest auth, sent the moment its session is
+// back on a new connection, reads what the auth allows: it goes after the
+// auth go-zookeeper sends again there. It went before it, and each read
+// was refused (ErrNoAuth).
+func TestMultiReadAfterAReconnectIsAuthenticated(t *testing.T) {
+	ns := recipestest.Namespace(t)
+	proxy := recipestest.StartProxy(t, server.Addr())
+	c, log := startClient(t, proxy.Addr(), framework.WithNamespace(ns), framework.WithDigestAuth("alice", "secret"))
+	ctx := ctxT(t)
+	if _, err := c.Create(ctx, "/private", []byte("s"), framework.WithACL(framework.DigestACL(framework.PermAll, "alice", "secret"))); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 {
+		proxy.DropAll()
+		res, err := c.MultiRead(ctx, framework.GetOp("/private")) // waits for the session, and goes out as soon as it is back
+		if err != nil || res[0].Err != nil || string(res[0].Data) != "s" {
+			t.Fatalf("round %d: %+v, %v", round, res, err)
+		}
+		log.waitLast(t, listener.Reconnected)
 	}
 }

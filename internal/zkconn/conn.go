@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -66,6 +67,10 @@ type Conn struct {
 
 	hsMu sync.Mutex
 	hs   zkwire.ConnectResponse // the latest session handshake's answer
+
+	// auths counts the credentials go-zookeeper holds (AddAuth calls that
+	// succeeded), each of which it sends again on a new connection.
+	auths atomic.Int32
 
 	mu      sync.Mutex
 	closed  bool
@@ -146,10 +151,16 @@ func (c *Conn) onEvent(ev zk.Event) {
 		}
 		return
 	}
-	if ev.State == zk.StateHasSession && c.watches.any() {
-		// go-zookeeper is about to set its watches again; see replyGate
-		// for the data race this avoids.
-		c.tr.holdRepliesUntilSetWatches()
+	if ev.State == zk.StateHasSession {
+		watches, auths := c.watches.any(), int(c.auths.Load())
+		if watches {
+			// go-zookeeper is about to set its watches again; see
+			// replyGate for the data race this avoids.
+			c.tr.holdRepliesUntilSetWatches()
+		}
+		if watches || auths > 0 {
+			c.tr.holdOwnRequests(auths, watches)
+		}
 	}
 	c.tr.loop.onState(ev.State)
 	c.log.Debug("zookeeper session event", "state", ev.State.String(), "server", ev.Server)

@@ -95,14 +95,8 @@ func (t *transport) request(ctx context.Context, build func(xid int32) []byte) (
 	if tc == nil || !tc.session.Load() {
 		return nil, fmt.Errorf("%w: not connected", zkerr.ConnectionLoss)
 	}
-	if g := tc.gate.Load(); g != nil {
-		// On a new connection, go-zookeeper sets its watches again (and,
-		// before that, its auth): our request goes after them, as the
-		// server must apply them in that order. A one-shot watch set again
-		// after an addWatch on its path would take the persistent watch's
-		// place on a server before 3.9, and the persistent watch would be
-		// gone without a word.
-		select {
+	if g := tc.ownGate.Load(); g != nil {
+		select { // behind go-zookeeper's auth and watches: see ownGate
 		case <-g.open:
 		case <-tc.closed:
 			return nil, fmt.Errorf("%w: the connection closed", zkerr.ConnectionLoss)

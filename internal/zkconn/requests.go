@@ -227,6 +227,9 @@ func (c *Conn) Sync(ctx context.Context, path string) error {
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	return c.call(ctx, request{"setAuth", "", requestFrame + 4 + strSize(scheme) + bufSize(auth)}, func() (int, error) {
 		err := c.errOf(c.zk.AddAuth(scheme, auth))
+		if err == nil {
+			c.auths.Add(1) // go-zookeeper keeps it, and sends it again on each connection
+		}
 		return replySize(0, err), err
 	}, nil)
 }

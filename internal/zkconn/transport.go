@@ -168,6 +168,19 @@ func (t *transport) holdRepliesUntilSetWatches() {
 	}
 }
 
+// holdOwnRequests makes the transport's own requests on the latest
+// connection wait until go-zookeeper has written auths setAuth frames and,
+// if watches, its setWatches (see ownGate). Call it at go-zookeeper's
+// StateHasSession, before it starts its loops, when it has either to send.
+func (t *transport) holdOwnRequests(auths int, watches bool) {
+	t.mu.Lock()
+	tc := t.latest
+	t.mu.Unlock()
+	if tc != nil {
+		tc.ownGate.Store(newOwnGate(auths, watches))
+	}
+}
+
 // dialServer connects to the server at addr: through the dialer, then, with
 // TLS, through a handshake bounded by ctx and the timeout. The wrappers go
 // on top: they read and write ZooKeeper's frames, which only the TLS layer
@@ -333,6 +346,7 @@ type trackedConn struct {
 	net.Conn
 	t         *transport
 	gate      atomic.Pointer[replyGate] // nil: replies pass
+	ownGate   atomic.Pointer[ownGate]   // nil: the transport's own requests go at once
 	closed    chan struct{}             // closed by Close: a gate holds nothing back then
 	closeOnce sync.Once
 	session   atomic.Bool // the handshake's answer gave a session: requests of the transport's own may go
@@ -356,9 +370,14 @@ func (c *trackedConn) Write(b []byte) (int, error) {
 	if err == nil && c.t.cfg.Writes != nil {
 		c.t.cfg.Writes.written(b)
 	}
-	if g := c.gate.Load(); g != nil {
+	if g, og := c.gate.Load(), c.ownGate.Load(); g != nil || og != nil {
 		if xid, op, ok := zkwire.RequestHeader(b); ok {
-			g.written(xid, op)
+			if g != nil {
+				g.written(xid, op)
+			}
+			if og != nil {
+				og.written(op)
+			}
 		}
 	}
 	return n, err
@@ -392,6 +411,9 @@ func (c *trackedConn) Close() error {
 	c.own.fail()
 	if g := c.gate.Load(); g != nil {
 		g.release() // stops its timer
+	}
+	if g := c.ownGate.Load(); g != nil {
+		g.release()
 	}
 	return c.Conn.Close()
 }
