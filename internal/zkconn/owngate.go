@@ -19,13 +19,10 @@ import (
 // before go-zookeeper sends either. The gate opens after ownGateLimit at
 // the latest, a safety net for a frame that never comes.
 type ownGate struct {
-	open chan struct{}
-	once sync.Once
-
+	timedGate
 	mu      sync.Mutex
 	auths   int  // setAuth frames still to come
 	watches bool // a setWatches frame still to come
-	timer   *time.Timer
 }
 
 // ownGateLimit bounds how long an ownGate holds requests. go-zookeeper
@@ -36,22 +33,9 @@ const ownGateLimit = time.Second
 // newOwnGate returns a closed gate that opens once auths setAuth frames
 // and, if watches, a setWatches frame have been written.
 func newOwnGate(auths int, watches bool) *ownGate {
-	g := &ownGate{open: make(chan struct{}), auths: auths, watches: watches}
-	g.mu.Lock() // release reads g.timer under it
-	g.timer = time.AfterFunc(ownGateLimit, g.release)
-	g.mu.Unlock()
+	g := &ownGate{auths: auths, watches: watches}
+	g.start(ownGateLimit)
 	return g
-}
-
-// release opens the gate for good.
-func (g *ownGate) release() {
-	g.once.Do(func() {
-		g.mu.Lock()
-		t := g.timer
-		g.mu.Unlock()
-		t.Stop()
-		close(g.open)
-	})
 }
 
 // written looks at a request go-zookeeper wrote, and opens the gate once

@@ -27,31 +27,16 @@ const gateLimit = 250 * time.Millisecond
 // pings and auth replies go through: they write no zxid, or are awaited
 // before go-zookeeper sends anything else.
 type replyGate struct {
-	open   chan struct{}
-	once   sync.Once
+	timedGate
 	mu     sync.Mutex
-	timer  *time.Timer    // opens the gate after its limit
 	authed map[int32]bool // xids of the auth requests written since the gate closed
 }
 
 // newReplyGate returns a closed gate that opens by itself after limit.
 func newReplyGate(limit time.Duration) *replyGate {
-	g := &replyGate{open: make(chan struct{}), authed: make(map[int32]bool)}
-	g.mu.Lock() // the timer's release reads g.timer under it
-	g.timer = time.AfterFunc(limit, g.release)
-	g.mu.Unlock()
+	g := &replyGate{authed: make(map[int32]bool)}
+	g.start(limit)
 	return g
-}
-
-// release opens the gate for good.
-func (g *replyGate) release() {
-	g.once.Do(func() {
-		g.mu.Lock()
-		t := g.timer
-		g.mu.Unlock()
-		t.Stop()
-		close(g.open)
-	})
 }
 
 // written looks at a request go-zookeeper wrote: a setWatches opens the
