@@ -133,9 +133,9 @@ func (c *Container[E]) Close() {
 		c.closed = true
 		close(c.quit)
 	}
-	started, deliverer := c.started, c.deliverer
+	started := c.started
 	c.mu.Unlock()
-	if started && (deliverer == 0 || goroutine.ID() != deliverer) {
+	if started && !c.Delivering() {
 		<-c.stopped
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gocurator/curator/framework"
+	"github.com/gocurator/curator/internal/delivery"
 )
 
 // Node is Curator's PersistentNode: a node that exists, with this Node's
@@ -18,7 +19,7 @@ type Node struct {
 	base   string // the path asked for
 	opts   options
 	keep   bool // Close leaves the node (a TTLNode's container)
-	events *notifier
+	events *delivery.Container[Event]
 
 	mu       sync.Mutex
 	state    runState
@@ -65,7 +66,7 @@ func newNode(client *framework.Client, path string, data []byte, o options) *Nod
 		client:   client,
 		base:     path,
 		opts:     o,
-		events:   newNotifier(),
+		events:   newEvents(),
 		data:     bytes.Clone(data),
 		gen:      1,
 		first:    make(chan struct{}),
@@ -104,7 +105,6 @@ func (n *Node) start(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	n.state, n.stop, n.done = started, cancel, make(chan struct{})
-	n.events.start()
 	go n.run(rctx)
 	return nil
 }
@@ -126,7 +126,7 @@ func (n *Node) Close() error {
 	case closed:
 		done := n.done
 		n.mu.Unlock()
-		if done != nil && !n.events.delivering() {
+		if done != nil && !n.events.Delivering() {
 			<-done
 		}
 		return nil
@@ -136,7 +136,7 @@ func (n *Node) Close() error {
 	stop, done := n.stop, n.done
 	n.mu.Unlock()
 	stop()
-	if !n.events.delivering() {
+	if !n.events.Delivering() {
 		<-done
 	}
 	return nil
@@ -165,7 +165,7 @@ func (n *Node) AddListener(fn func(Event)) (remove func(), err error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%w: node %s: nil listener", ErrInvalidArg, n.base)
 	}
-	return n.events.add(fn), nil
+	return n.events.Add(fn), nil
 }
 
 // WaitForInitialCreate waits until the node has been made the first time

@@ -124,7 +124,7 @@ func (n *Node) finish() {
 			n.client.Logger().Info("node: the node will be deleted in the background", "path", path, "err", err)
 		}
 	}
-	n.events.stop()
+	n.events.Close()
 	close(n.done)
 }
 

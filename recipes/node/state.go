@@ -46,9 +46,9 @@ func (n *Node) setInPlace(in bool) {
 		default:
 			close(n.first)
 		}
-		n.events.post(Event{Type: Created, Path: n.path})
+		n.events.Post(Event{Type: Created, Path: n.path})
 	} else {
-		n.events.post(Event{Type: Lost, Path: n.path})
+		n.events.Post(Event{Type: Lost, Path: n.path})
 	}
 	n.changedLocked()
 }
