@@ -145,12 +145,12 @@ func (q *core[T]) start(ctx context.Context) error {
 func (q *core[T]) close() error {
 	q.mu.Lock()
 	q.state = closed
-	cancel, done, runner := q.cancel, q.done, q.runner
+	cancel, done := q.cancel, q.done
 	q.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
-	if done != nil && (runner == 0 || goroutine.ID() != runner) {
+	if done != nil && !q.consuming() {
 		<-done
 	}
 	return nil
