@@ -141,17 +141,7 @@ func (l *Latch) Close() error {
 		l.wakeLocked()
 	}
 	l.mu.Unlock()
-	fromListener := l.listeners.Delivering()
-	switch {
-	case !first && fromListener:
-		return nil
-	case !first:
-		l.m.awaitClosed()
-	case fromListener:
-		go l.m.finishClose(l.listeners.Close) // ends once the listener has returned; a later Close waits for it
-	default:
-		l.m.finishClose(l.listeners.Close)
-	}
+	l.m.endClose(first, l.listeners.Delivering(), l.listeners.Close)
 	return nil
 }
 

@@ -68,8 +68,7 @@ func (m *member) startLocked(ctx context.Context, run func(ctx context.Context),
 }
 
 // closeLocked marks the member closed. It reports whether this is the
-// first Close; the caller then calls finishClose without its lock, and
-// any later Close calls awaitClosed.
+// first Close; the caller then calls endClose without its lock.
 func (m *member) closeLocked() (first bool) {
 	if m.state == closed {
 		return false
@@ -90,6 +89,22 @@ func (m *member) finishClose(after func()) {
 	}
 	after()
 	close(m.closed)
+}
+
+// endClose ends a Close: the first finishes it (finishClose), a later one
+// waits for the first. Called on a goroutine the run goroutine waits for
+// (inside: a listener, the leadership function), it does not wait: the
+// first's finishing goes on in a goroutine of its own, which ends once the
+// run goroutine has, and a later Close from elsewhere waits for it.
+func (m *member) endClose(first, inside bool, after func()) {
+	switch {
+	case first && inside:
+		go m.finishClose(after)
+	case first:
+		m.finishClose(after)
+	case !inside:
+		m.awaitClosed()
+	}
 }
 
 // awaitClosed waits until the first Close has finished.

@@ -159,15 +159,7 @@ func (s *Selector) Close() error {
 	first := s.m.closeLocked()
 	fromRun := s.runner != 0 && goroutine.ID() == s.runner
 	s.mu.Unlock()
-	switch {
-	case !first && fromRun:
-	case !first:
-		s.m.awaitClosed()
-	case fromRun:
-		go s.m.finishClose(func() {}) // ends once the function has returned; a later Close waits for it
-	default:
-		s.m.finishClose(func() {})
-	}
+	s.m.endClose(first, fromRun, func() {})
 	return nil
 }
 
