@@ -158,19 +158,13 @@ func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (Instance
 			return inst, ctx.Err()
 		}
 		d.mu.Lock()
-		current, kept := r.inst, d.registered[path] == r
+		kept := d.registered[path] == r
 		d.mu.Unlock()
 		if !kept {
 			continue // that Register failed, or the instance was unregistered meanwhile
 		}
-		if given.IsZero() {
-			inst.RegistrationTime = current.RegistrationTime
-		}
-		data, err := d.codec.marshal(inst)
-		if err != nil {
-			return inst, err
-		}
-		return inst, d.update(ctx, r, inst, data)
+		inst.RegistrationTime = given
+		return d.rewrite(ctx, r, inst)
 	}
 }
 
@@ -214,28 +208,34 @@ func (d *Discovery[T]) Update(ctx context.Context, inst Instance[T]) error {
 	}
 	d.mu.Lock()
 	r := d.registered[d.path(inst.Name, inst.ID)]
-	var current Instance[T]
-	if r != nil {
-		current = r.inst
-	}
 	d.mu.Unlock()
 	if r == nil {
 		return fmt.Errorf("%w: %s/%s", ErrNotRegistered, inst.Name, inst.ID)
 	}
+	_, err := d.rewrite(ctx, r, inst)
+	return err
+}
+
+// rewrite writes inst to r's node once r's first Register has settled,
+// with r's registration time unless inst gives one, and returns the
+// instance written.
+func (d *Discovery[T]) rewrite(ctx context.Context, r *registration[T], inst Instance[T]) (Instance[T], error) {
 	select {
 	case <-r.settled:
 	case <-ctx.Done():
-		return ctx.Err()
+		return inst, ctx.Err()
 	}
 	if inst.RegistrationTime.IsZero() {
-		inst.RegistrationTime = current.RegistrationTime
+		d.mu.Lock()
+		inst.RegistrationTime = r.inst.RegistrationTime
+		d.mu.Unlock()
 	}
 	inst = inst.withDefaults(time.Now())
 	data, err := d.codec.marshal(inst)
 	if err != nil {
-		return err
+		return inst, err
 	}
-	return d.update(ctx, r, inst, data)
+	return inst, d.update(ctx, r, inst, data)
 }
 
 // update writes data, inst's JSON, to r's node. Updates of one instance
